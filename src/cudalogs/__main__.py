@@ -1,0 +1,5 @@
+"""`python -m cudalogs` is the same as the `cudalogs` command."""
+
+from cudalogs.cli import main
+
+main()

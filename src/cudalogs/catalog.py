@@ -1,0 +1,139 @@
+"""The GPU catalog: names as they appear in logs -> vendor, family, compute capability or gfx, limits.
+
+The data lives in data/gpus.toml and data/archs.toml (see data/SOURCES.md); this module
+only indexes it. Lookups are case-insensitive and tolerate the vendor prefixes that
+drivers add or drop ("NVIDIA GeForce RTX 3090" vs "GeForce RTX 3090").
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from cudalogs.model import Gpu
+
+_PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ")
+_WORD = re.compile(r"[\w.+-]+")
+_MAX_WORDS = 7
+_FAMILY_BY_MAJOR = {3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
+
+
+def _norm(name: str) -> str:
+    """Lowercase, single spaces, no trademark signs: the key names are compared by."""
+    name = re.sub(r"\((?:tm|r)\)|[™®]", "", name.lower())
+    return re.sub(r"\s+", " ", name).strip(" \t\"'`")
+
+
+def _strip_prefixes(key: str) -> str:
+    changed = True
+    while changed:
+        changed = False
+        for prefix in _PREFIXES:
+            if key.startswith(prefix):
+                key, changed = key[len(prefix):], True
+    return key
+
+
+@dataclass
+class Catalog:
+    """Indexed catalog; built once per process from the bundle."""
+
+    gpus: list[Gpu]
+    arch_facts: dict[str, dict[str, Any]]
+    gfx_facts: dict[str, dict[str, Any]]
+    _by_key: dict[str, Gpu] = field(default_factory=dict)
+
+    @classmethod
+    def from_data(cls, gpus: list[dict[str, Any]], archs: list[dict[str, Any]], gfxs: list[dict[str, Any]]) -> "Catalog":
+        arch_facts = {str(a["cc"]): a for a in archs}
+        gfx_facts = {str(g["gfx"]): g for g in gfxs}
+        models = [_gpu_from_row(row, arch_facts, gfx_facts) for row in gpus]
+        catalog = cls(models, arch_facts, gfx_facts)
+        for gpu, row in zip(models, gpus):
+            for spelling in [row["name"], *row.get("aliases", [])]:
+                catalog._by_key.setdefault(_norm(spelling), gpu)
+                catalog._by_key.setdefault(_strip_prefixes(_norm(spelling)), gpu)
+        return catalog
+
+    def lookup(self, name: str) -> Gpu | None:
+        """Exact lookup by any spelling, with or without vendor prefixes."""
+        key = _norm(name)
+        return self._by_key.get(key) or self._by_key.get(_strip_prefixes(key))
+
+    def find_in(self, text: str) -> Gpu | None:
+        """The longest catalog name contained in `text` (for captured names with extra words)."""
+        found = self.mentions(text)
+        return max(found, key=lambda pair: len(pair[1]))[0] if found else None
+
+    def mentions(self, text: str) -> list[tuple[Gpu, str, int]]:
+        """Every catalog GPU named in `text`, with the spelling and the offset.
+
+        Word n-grams looked up in a dict, longest first: linear in the text, where one
+        regex alternation of every spelling would test hundreds of branches per character.
+        """
+        words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+        out, i = [], 0
+        while i < len(words):
+            for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
+                spelling = text[words[i][1]: words[i + n - 1][2]]
+                gpu = self._by_key.get(_norm(spelling)) if len(spelling) >= 4 else None
+                if gpu is not None:
+                    out.append((gpu, spelling, words[i][1]))
+                    i += n - 1
+                    break
+            i += 1
+        return out
+
+    def suggest(self, name: str, n: int = 3) -> list[str]:
+        keys = difflib.get_close_matches(_strip_prefixes(_norm(name)), list(self._by_key), n=n * 3, cutoff=0.6)
+        names: list[str] = []
+        for key in keys:
+            gpu_name = self._by_key[key].name
+            if gpu_name not in names:
+                names.append(gpu_name)
+        return names[:n]
+
+    def from_cc(self, cc: str, name: str = "") -> Gpu:
+        """A GPU known only by its compute capability (from `--cc` or a log line)."""
+        facts = self.arch_facts.get(cc, {})
+        family = facts.get("family") or _FAMILY_BY_MAJOR.get(int(cc.split(".")[0]), "")
+        return Gpu(name=name or f"compute capability {cc}", vendor="nvidia", family=family, cc=cc,
+                   smem_per_block=facts.get("smem_per_block"), tensor_cores=_default_tensor_cores(cc))
+
+    def from_gfx(self, gfx: str, name: str = "") -> Gpu:
+        facts = self.gfx_facts.get(gfx, {})
+        return Gpu(name=name or gfx, vendor="amd", family=facts.get("family", ""), gfx=gfx,
+                   hsa_override=facts.get("hsa_override", ""))
+
+    def with_cc(self, gpu: Gpu, cc: str) -> Gpu:
+        """Trust the compute capability a log reports over the catalog's (it came from the device)."""
+        if gpu.cc == cc:
+            return gpu
+        facts = self.arch_facts.get(cc, {})
+        return replace(gpu, cc=cc, smem_per_block=facts.get("smem_per_block", gpu.smem_per_block))
+
+
+def _default_tensor_cores(cc: str) -> bool:
+    major, _, minor = cc.partition(".")
+    return int(major) * 10 + int(minor or 0) >= 70
+
+
+def _gpu_from_row(row: dict[str, Any], arch_facts: dict[str, dict[str, Any]], gfx_facts: dict[str, dict[str, Any]]) -> Gpu:
+    cc = str(row.get("cc", "") or "")
+    gfx = str(row.get("gfx", "") or "")
+    facts = arch_facts.get(cc, {}) if cc else {}
+    tensor = row.get("tensor_cores")
+    return Gpu(
+        name=row["name"],
+        vendor=row.get("vendor", "nvidia"),
+        family=row.get("family", "") or facts.get("family", ""),
+        cc=cc,
+        gfx=gfx,
+        memory_gb=row.get("memory_gb"),
+        segment=row.get("segment", ""),
+        tensor_cores=tensor if tensor is not None else (_default_tensor_cores(cc) if cc else None),
+        smem_per_block=facts.get("smem_per_block"),
+        hsa_override=gfx_facts.get(gfx, {}).get("hsa_override", "") if gfx else "",
+    )

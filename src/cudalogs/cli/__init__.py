@@ -1,0 +1,22 @@
+"""The `cudalogs` command: wiring only; each command group lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from cudalogs.cli import explain as explain_cmd
+from cudalogs.cli import kb as kb_cmd
+
+app = typer.Typer(
+    name="cudalogs",
+    help="Paste a GPU error log; learn why it broke on your GPU and what to do.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command(name="explain")(explain_cmd.explain)
+app.add_typer(kb_cmd.app, name="kb")
+
+
+def main() -> None:
+    app()

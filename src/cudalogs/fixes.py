@@ -1,0 +1,79 @@
+"""Stage 5: evaluate fix conditions for this GPU and fill in the user's numbers.
+
+A fix whose condition is false for this GPU is dropped. One whose condition depends
+on something unknown (usually the GPU) is kept, marked `applies = None`, and the
+renderers say which fact it depends on and how to find it out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from cudalogs import conditions
+from cudalogs.model import FixSpec, Fix, GpuContext
+
+GPU_FIELDS = ("gpu", "arch", "cc", "sm", "vendor", "family", "gfx", "tensor_cores", "smem_per_block",
+              "memory_gb", "hsa_override")
+ENV_FIELDS = ("os", "torch", "cuda", "driver", "vllm", "llamacpp_build", "koboldcpp", "llamafile")
+UNKNOWN_TEXT = {
+    "gpu": "<your GPU>",
+    "cc": "<your compute capability, e.g. 8.6>",
+    "arch": "<your compute capability without the dot, e.g. 86>",
+    "sm": "sm_<your compute capability without the dot>",
+    "gfx": "<your gfx target, e.g. gfx1030>",
+    "hsa_override": "<the nearest supported gfx version, e.g. 10.3.0>",
+}
+FIND_OUT = "nvidia-smi --query-gpu=name,compute_cap --format=csv"
+FIND_OUT_AMD = "rocminfo | grep gfx"
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def environment(ctx: GpuContext, fields: Mapping[str, str]) -> dict[str, Any]:
+    """The names a condition can read: GPU facts, versions, OS and the hit's captured fields."""
+    gpu = ctx.gpu
+    env: dict[str, Any] = {name: None for name in (*GPU_FIELDS, *ENV_FIELDS)}
+    if gpu is not None:
+        env.update(gpu=gpu.name, arch=gpu.arch, cc=gpu.cc or None, sm=f"sm_{gpu.arch}" if gpu.arch else None,
+                   vendor=gpu.vendor, family=gpu.family or None, gfx=gpu.gfx or None,
+                   tensor_cores=gpu.tensor_cores, smem_per_block=gpu.smem_per_block,
+                   memory_gb=gpu.memory_gb, hsa_override=gpu.hsa_override or None)
+    env["os"] = ctx.os or None
+    env.update(ctx.version_map)
+    for key, value in fields.items():
+        env[key] = int(value) if value.isdigit() else value
+    return env
+
+
+def render(template: str, env: Mapping[str, Any]) -> str:
+    """Fill `{name}` placeholders; unknown values become a readable hint, other braces stay."""
+
+    def fill(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key not in env:
+            return m.group(0)  # literal braces in code, e.g. a dict in a Python snippet
+        value = env[key]
+        if value is None or value == "":
+            return UNKNOWN_TEXT.get(key, f"<{key}>")
+        return str(value)
+
+    return _PLACEHOLDER.sub(fill, template)
+
+
+def applicable(specs: Iterable[FixSpec], env: Mapping[str, Any], log_has: Callable[[str], bool] | None = None) -> list[Fix]:
+    """The fixes whose condition holds (applies=True) or cannot be decided (applies=None)."""
+    out = []
+    for spec in specs:
+        verdict = conditions.evaluate(spec.when, env, log_has)
+        if verdict is False:
+            continue
+        applies = None if verdict is conditions.UNKNOWN else True
+        out.append(Fix(title=render(spec.title, env), steps=render(spec.steps, env), cost=render(spec.cost, env),
+                       applies=applies, condition=spec.when))
+    return out
+
+
+def how_to_find_out(env: Mapping[str, Any]) -> str:
+    """The command that tells the user the fact a pending fix depends on."""
+    return FIND_OUT_AMD if env.get("vendor") == "amd" else FIND_OUT

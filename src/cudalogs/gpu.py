@@ -1,0 +1,161 @@
+"""Stage 3: which GPU the log is about (or the one given with --gpu / --cc), and the versions seen.
+
+Why "strongest report wins": a log can name several GPUs (nvidia-smi lists all of them,
+a user's words mention the card they wish they had). The device's own report of itself
+("Device 0: ..., compute capability 8.6", "Your Tesla T4 GPU has compute capability 7.5")
+is worth more than a listing, and a listing more than a bare name in prose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+from cudalogs.catalog import Catalog
+from cudalogs.errors import UnknownGpuError
+from cudalogs.model import Gpu, GpuContext, Line
+
+_CC_TEXT = re.compile(r"^(?:sm_?|compute_)?(\d{1,3})(?:\.(\d))?$", re.IGNORECASE)
+_GFX_TEXT = re.compile(r"^gfx[0-9a-f]{3,4}$", re.IGNORECASE)
+_MENTION_STRENGTH = 1
+
+
+@dataclass(frozen=True)
+class LogFacts:
+    """Compiled patterns from data/log_facts.toml."""
+
+    gpu: tuple[tuple["regex.Pattern[str]", int, str], ...]
+    versions: tuple[tuple[str, "regex.Pattern[str]"], ...]
+    os: tuple[tuple[str, "regex.Pattern[str]"], ...]
+
+    @classmethod
+    def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
+        return cls(
+            gpu=tuple((regex.compile(g["pattern"]), int(g.get("strength", 3)), g.get("format", "")) for g in raw.get("gpu", [])),
+            versions=tuple((v["name"], regex.compile(v["pattern"])) for v in raw.get("version", [])),
+            os=tuple((o["name"], regex.compile(o["pattern"])) for o in raw.get("os", [])),
+        )
+
+
+@dataclass(frozen=True)
+class _Sighting:
+    gpu: Gpu
+    strength: int
+    line: Line
+
+
+def resolve(name: str | None, cc: str | None, catalog: Catalog) -> Gpu | None:
+    """The GPU the user named on the command line; raises UnknownGpuError with suggestions."""
+    if cc:
+        m = _CC_TEXT.match(cc.strip())
+        if not m:
+            raise UnknownGpuError(cc, [])
+        cc_text = _cc_from_match(m)
+        base = catalog.lookup(name) if name else None
+        return catalog.with_cc(base, cc_text) if base else catalog.from_cc(cc_text, name or "")
+    if not name:
+        return None
+    gpu = catalog.lookup(name) or catalog.find_in(name)
+    if gpu:
+        return gpu
+    if _GFX_TEXT.match(name.strip()):
+        return catalog.from_gfx(name.strip().lower())
+    m = _CC_TEXT.match(name.strip())
+    if m and (m.group(2) is not None or name.lower().startswith(("sm", "compute"))):
+        return catalog.from_cc(_cc_from_match(m))
+    raise UnknownGpuError(name, catalog.suggest(name))
+
+
+def _cc_from_match(m: re.Match[str]) -> str:
+    if m.group(2) is not None:
+        return f"{int(m.group(1))}.{m.group(2)}"
+    digits = m.group(1)  # sm notation: "86" -> 8.6, "120" -> 12.0
+    return f"{digits[:-1]}.{digits[-1]}" if len(digits) > 1 else f"{digits}.0"
+
+
+def context(lines: Sequence[Line], catalog: Catalog, facts: LogFacts, override: Gpu | None = None) -> GpuContext:
+    """The GPU context for a report: --gpu wins; else the strongest sighting in the log."""
+    sightings = _sightings(lines, catalog, facts)
+    versions = _versions(lines, facts)
+    os_name = _os(lines, facts)
+    others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
+    if override is not None:
+        return GpuContext(override, "flag", None, "", tuple(o for o in others if o != override.name), versions, os_name)
+    if not sightings:
+        return GpuContext(None, "unknown", None, "", (), versions, os_name)
+    best = _merge_best(sightings, catalog)
+    return GpuContext(best.gpu, "log", best.line.no, best.line.text.strip()[:300],
+                      tuple(o for o in others if o != best.gpu.name), versions, os_name)
+
+
+def _sightings(lines: Sequence[Line], catalog: Catalog, facts: LogFacts) -> list[_Sighting]:
+    out: list[_Sighting] = []
+    for line in lines:
+        found = False
+        for pattern, strength, _fmt in facts.gpu:
+            m = pattern.search(line.text)
+            if m:
+                gpu = _gpu_from_match(m.groupdict(), catalog)
+                if gpu is not None:
+                    out.append(_Sighting(gpu, strength, line))
+                    found = True
+        if not found:
+            mentioned = catalog.mentions(line.text)
+            if len({g.name for g, _s, _o in mentioned}) == 1:  # a list of several models is not a sighting
+                out.append(_Sighting(mentioned[0][0], _MENTION_STRENGTH, line))
+    return out
+
+
+def _gpu_from_match(groups: dict[str, str | None], catalog: Catalog) -> Gpu | None:
+    """Turn one pattern's captures into a GPU, trusting the log's capability over the catalog's."""
+    name = (groups.get("name") or "").strip()
+    cc = groups.get("cc")
+    gfx = groups.get("gfx")
+    cc_or_gfx = groups.get("cc_or_gfx")
+    if cc_or_gfx:
+        gfx, cc = (cc_or_gfx, None) if cc_or_gfx.startswith("gfx") else (None, cc_or_gfx)
+    if groups.get("major") is not None and groups.get("minor") is not None:
+        cc = f"{int(groups['major'] or 0)}.{int(groups['minor'] or 0)}"
+    if groups.get("arch"):
+        arch = int(groups["arch"] or 0)
+        cc = f"{arch // 10}.{arch % 10}"
+    known = (catalog.lookup(name) or catalog.find_in(name)) if name else None
+    if known is not None:
+        return catalog.with_cc(known, cc) if cc and known.vendor == "nvidia" else known
+    if cc:
+        return catalog.from_cc(cc, name)
+    if gfx:
+        return catalog.from_gfx(gfx.lower(), name)
+    return None
+
+
+def _merge_best(sightings: list[_Sighting], catalog: Catalog) -> _Sighting:
+    """The strongest sighting; a capability-only sighting borrows the name of a same-cc named one."""
+    best = max(sightings, key=lambda s: (s.strength, -s.line.no))
+    if best.gpu.name.startswith("compute capability"):
+        for s in sightings:
+            if s.gpu.cc == best.gpu.cc and not s.gpu.name.startswith("compute capability"):
+                return _Sighting(catalog.with_cc(s.gpu, best.gpu.cc), best.strength, best.line)
+    return best
+
+
+def _versions(lines: Sequence[Line], facts: LogFacts) -> tuple[tuple[str, str], ...]:
+    found: dict[str, str] = {}
+    for line in lines:
+        for name, pattern in facts.versions:
+            if name not in found:
+                m = pattern.search(line.text)
+                if m:
+                    found[name] = m.group("v")
+    return tuple(sorted(found.items()))
+
+
+def _os(lines: Sequence[Line], facts: LogFacts) -> str:
+    for name, pattern in facts.os:
+        if any(pattern.search(line.text) for line in lines):
+            return name
+    return ""

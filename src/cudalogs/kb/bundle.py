@@ -1,0 +1,62 @@
+"""The bundle: kb/ and data/ compiled into one JSON file that ships inside the package.
+
+Why a bundle: `pip install .` must work without the checkout, and `explain` must start
+fast. Parsing ~100 TOML files and a catalog at every start costs more than reading one
+JSON document. kb/ and data/ stay the source of truth: `cudalogs kb build` writes the
+bundle, and a test fails when the committed bundle is stale.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cudalogs.errors import KBError
+from cudalogs.kb.load import entry_files, read_taxonomy, read_toml
+
+BUNDLE_PATH = Path(__file__).resolve().parents[1] / "_bundled" / "kb.json"
+BUNDLE_FORMAT = 1
+
+
+def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
+    """Read every source file into one plain document (validation is `schema.validate_tree`)."""
+    entries = []
+    for path in entry_files(kb_dir):
+        raw = read_toml(path)
+        raw["_path"] = path.relative_to(kb_dir.parent).as_posix() if kb_dir.parent in path.parents else str(path)
+        entries.append(raw)
+    gpus = read_toml(data_dir / "gpus.toml")
+    archs = read_toml(data_dir / "archs.toml") if (data_dir / "archs.toml").exists() else {}
+    return {
+        "format": BUNDLE_FORMAT,
+        "taxonomy": read_taxonomy(kb_dir),
+        "entries": entries,
+        "gpus": gpus.get("gpu", []),
+        "archs": archs.get("arch", []),
+        "gfx": archs.get("gfx", []),
+        "log_facts": read_toml(data_dir / "log_facts.toml"),
+    }
+
+
+def dumps(bundle: dict[str, Any]) -> str:
+    """Stable text (sorted keys) so the staleness test compares like with like."""
+    return json.dumps(bundle, sort_keys=True, ensure_ascii=False, indent=0) + "\n"
+
+
+def write(bundle: dict[str, Any], path: Path = BUNDLE_PATH) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps(bundle), encoding="utf-8")
+    return path
+
+
+def read(path: Path = BUNDLE_PATH) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KBError(str(path), "bundle", "missing; run `cudalogs kb build` in a checkout") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise KBError(str(path), "bundle", f"unreadable ({exc}); run `cudalogs kb build`") from None
+    if data.get("format") != BUNDLE_FORMAT:
+        raise KBError(str(path), "format", f"bundle format {data.get('format')} != {BUNDLE_FORMAT}; run `cudalogs kb build`")
+    return data

@@ -1,0 +1,50 @@
+"""The loaded knowledge: entries with compiled signatures, the GPU catalog, the log-fact patterns.
+
+Loaded once per process (`load_kb()` caches the shipped bundle); tests and `kb validate`
+build their own from a source tree with `KnowledgeBase.from_bundle(bundle.build(...))`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cudalogs.catalog import Catalog
+from cudalogs.gpu import LogFacts
+from cudalogs.kb import bundle as kb_bundle
+from cudalogs.kb.load import entry_from_dict
+from cudalogs.model import Entry
+from cudalogs.signatures import CompiledSignature, compile_entries
+
+
+@dataclass
+class KnowledgeBase:
+    entries: list[Entry]
+    taxonomy: dict[str, dict[str, Any]]
+    catalog: Catalog
+    facts: LogFacts
+    by_id: dict[str, Entry] = field(default_factory=dict)
+    _compiled: list[CompiledSignature] | None = None
+
+    @classmethod
+    def from_bundle(cls, data: dict[str, Any]) -> "KnowledgeBase":
+        entries = [entry_from_dict(raw, raw.get("_path", "")) for raw in data["entries"]]
+        catalog = Catalog.from_data(data.get("gpus", []), data.get("archs", []), data.get("gfx", []))
+        kb = cls(entries, data.get("taxonomy", {}), catalog, LogFacts.from_data(data.get("log_facts", {})))
+        kb.by_id = {e.id: e for e in entries}
+        return kb
+
+    @property
+    def compiled(self) -> list[CompiledSignature]:
+        """Signatures compiled on first use (validate reports bad patterns before this runs)."""
+        if self._compiled is None:
+            self._compiled = compile_entries(self.entries)
+        return self._compiled
+
+
+@functools.lru_cache(maxsize=4)
+def load_kb(path: Path | None = None) -> KnowledgeBase:
+    """The shipped knowledge base (or another bundle file), loaded once per process."""
+    return KnowledgeBase.from_bundle(kb_bundle.read(path or kb_bundle.BUNDLE_PATH))

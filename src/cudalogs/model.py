@@ -1,0 +1,206 @@
+"""Frozen values passed between the pipeline's stages.
+
+Every stage takes and returns these plain dataclasses, so that each stage can be
+tested on its own and nothing downstream can change what an earlier stage saw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the user's log: `no` is 1-based, `text` has ANSI codes and CR removed."""
+
+    no: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A regex that identifies an entry's message; `window` > 1 lets it span lines."""
+
+    pattern: str
+    name: str = ""
+    window: int = 1
+
+
+@dataclass(frozen=True)
+class ContextPattern:
+    """A pattern anywhere in the log that raises (weight > 0) or lowers confidence."""
+
+    pattern: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class FixSpec:
+    """A fix as written in the KB: a template, with the condition under which it applies."""
+
+    title: str
+    steps: str = ""
+    cost: str = ""
+    when: str = ""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An alternative reading of an entry's message, chosen by a condition on fields and GPU."""
+
+    when: str
+    cls: str = ""
+    title: str = ""
+    root_cause: str = ""
+    fixes: tuple[FixSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class Example:
+    """A verbatim real log from a public thread that the entry must match."""
+
+    log: str
+    source: str
+    gpu: str = ""
+    cls: str = ""
+    expect: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One KB signature file, loaded and checked."""
+
+    id: str
+    cls: str
+    title: str
+    status: str
+    family: str
+    root_cause: str
+    signatures: tuple[Signature, ...]
+    fixes: tuple[FixSpec, ...]
+    references: tuple[str, ...]
+    examples: tuple[Example, ...]
+    severity: str = "fatal"
+    specificity: int = 3
+    context: tuple[ContextPattern, ...] = ()
+    variants: tuple[Variant, ...] = ()
+    near_misses: tuple[str, ...] = ()
+    false_positives: str = ""
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A signature match: which entry, where, and the named fields it captured."""
+
+    entry_id: str
+    line_no: int
+    text: str
+    fields: tuple[tuple[str, str], ...] = ()
+    end_line: int = 0
+
+    @property
+    def field_map(self) -> dict[str, str]:
+        return dict(self.fields)
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """A GPU model from the catalog (or built from a bare compute capability)."""
+
+    name: str
+    vendor: str
+    family: str = ""
+    cc: str = ""
+    gfx: str = ""
+    memory_gb: float | None = None
+    segment: str = ""
+    tensor_cores: bool | None = None
+    smem_per_block: int | None = None
+    hsa_override: str = ""
+
+    @property
+    def arch(self) -> int | None:
+        """Compute capability as an integer (7.5 -> 75), the scale KB conditions use."""
+        if not self.cc:
+            return None
+        major, _, minor = self.cc.partition(".")
+        return int(major) * 10 + int(minor or 0)
+
+
+@dataclass(frozen=True)
+class GpuContext:
+    """The GPU a diagnosis is about, and where we learned it."""
+
+    gpu: Gpu | None = None
+    source: str = "unknown"  # "log" | "flag" | "unknown"
+    line_no: int | None = None
+    evidence: str = ""
+    others: tuple[str, ...] = ()
+    versions: tuple[tuple[str, str], ...] = ()
+    os: str = ""
+
+    @property
+    def version_map(self) -> dict[str, str]:
+        return dict(self.versions)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    line_no: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A fix rendered for this GPU; `applies` is None when it depends on an unknown fact."""
+
+    title: str
+    steps: str
+    cost: str
+    applies: bool | None = True
+    condition: str = ""
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    id: str
+    cls: str
+    title: str
+    status: str
+    confidence: float
+    evidence: tuple[Evidence, ...]
+    root_cause: str
+    fixes: tuple[Fix, ...]
+    references: tuple[str, ...]
+    fields: tuple[tuple[str, str], ...] = ()
+    why_ranked: str = ""
+
+
+@dataclass(frozen=True)
+class InputSummary:
+    lines: int
+    bytes: int
+    truncated: bool = False
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `explain` returns; `to_dict()` is exactly the `--format json` document."""
+
+    gpu: GpuContext
+    diagnoses: tuple[Diagnosis, ...]
+    input: InputSummary
+    message: str = ""
+    related: tuple[tuple[str, str, float], ...] = ()
+    schema_version: int = SCHEMA_VERSION
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        from cudalogs.render import to_dict
+
+        return to_dict(self)

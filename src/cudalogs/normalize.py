@@ -1,0 +1,182 @@
+"""Stage 1: whatever the user gave us (str, bytes, a binary stream) -> numbered clean lines.
+
+Why streaming: people pipe multi-gigabyte training logs. We decode in chunks, so memory
+does not grow with the input; the pipeline decides which lines to keep.
+The user's data is never changed on disk: we only read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from cudalogs.errors import InputError
+from cudalogs.model import Line
+
+# CSI sequences (colours, cursor moves), OSC sequences (terminal titles, hyperlinks), lone escapes.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+# Named masks, in order (Drain3's habit): make two logs of the same fault look alike for
+# the classifier and for de-duplication. Matching and quoting always use the unmasked line.
+MASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("url", re.compile(r"https?://\S+")),
+    ("path", re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.+~@-]+){2,}[\\/]?")),
+    ("hex", re.compile(r"\b0x[0-9a-fA-F]+\b")),
+    ("timestamp", re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b|\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b")),
+    ("pid", re.compile(r"\bpid[=: ]+\d+\b", re.IGNORECASE)),
+    ("shape", re.compile(r"\(\d+(?:, ?\d+)+\)|\[\d+(?:, ?\d+)+\]")),
+    ("size", re.compile(r"\b\d+(?:\.\d+)? ?(?:[KMGT]i?B|bytes)\b")),
+    ("num", re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")),
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Input limits, passed in (never read from globals) so tests and servers can choose."""
+
+    chunk_bytes: int = 1 << 20
+    max_line_chars: int = 4000
+    binary_sniff_bytes: int = 8192
+    max_input_bytes: int | None = None  # None: stream any size
+
+
+@dataclass
+class Stats:
+    """Filled in while lines stream past: what the report says about the input."""
+
+    bytes: int = 0
+    lines: int = 0
+    truncated_lines: int = 0
+    encoding: str = "utf-8"
+    replaced_invalid: bool = False
+    truncated_input: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def clean(text: str) -> str:
+    """Remove ANSI escapes and stray control characters from one line."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    return _CONTROL.sub("", text) if _CONTROL.search(text) else text
+
+
+def mask(text: str) -> str:
+    """Apply the named masks: `<num>`, `<path>`, ... for the classifier."""
+    for name, pattern in MASKS:
+        text = pattern.sub(f"<{name}>", text)
+    return text
+
+
+def lines(source: str | bytes | BinaryIO, limits: Limits | None = None, stats: Stats | None = None) -> Iterator[Line]:
+    """Yield clean, numbered lines from text, bytes or a binary stream.
+
+    Raises InputError before the first line if the input is binary.
+    """
+    limits = limits or Limits()
+    stats = stats if stats is not None else Stats()
+    no = 0
+    for text in _texts(source, limits, stats):
+        for raw in _split(text):
+            no += 1
+            if len(raw) > limits.max_line_chars:
+                raw = raw[: limits.max_line_chars]
+                stats.truncated_lines += 1
+            yield Line(no, clean(raw))
+    stats.lines = no
+    if stats.replaced_invalid:
+        stats.notes.append("invalid UTF-8 bytes were shown as U+FFFD")
+    if stats.truncated_lines:
+        stats.notes.append(f"{stats.truncated_lines} very long line(s) were cut to {limits.max_line_chars} characters")
+
+
+def _split(text: str) -> list[str]:
+    """Lines of a piece that ends on a line boundary; a final terminator starts no new line."""
+    if not text:
+        return []
+    parts = _NEWLINES.split(text)
+    return parts[:-1] if parts[-1] == "" else parts
+
+
+def _texts(source: str | bytes | BinaryIO, limits: Limits, stats: Stats) -> Iterator[str]:
+    """Yield decoded text pieces that end on line boundaries."""
+    if isinstance(source, str):
+        stats.bytes = len(source.encode("utf-8", "surrogatepass"))
+        if "\x00" in source[: limits.binary_sniff_bytes]:
+            raise InputError("input contains NUL bytes: it looks binary, not a text log")
+        yield source.removeprefix("\ufeff")
+        return
+    chunks = _chunks(source, limits, stats)
+    first = next(chunks, b"")
+    decoder = _decoder_for(first, limits, stats)
+    pending = ""
+    for chunk in _prepend(first, chunks):
+        pending += decoder.decode(chunk)
+        # A chunk may end between "\r" and "\n": never cut at a trailing "\r".
+        end = len(pending) - 1 if pending.endswith("\r") else len(pending)
+        cut = max(pending.rfind("\n", 0, end), pending.rfind("\r", 0, end))
+        if cut >= 0:
+            yield pending[: cut + 1]
+            pending = pending[cut + 1:]
+    yield pending + decoder.decode(b"", final=True)
+
+
+def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    if first:
+        yield first
+    yield from rest
+
+
+def _chunks(source: bytes | BinaryIO, limits: Limits, stats: Stats) -> Iterator[bytes]:
+    if isinstance(source, (bytes, bytearray)):
+        data = bytes(source)
+        for start in range(0, len(data), limits.chunk_bytes):
+            stats.bytes += min(limits.chunk_bytes, len(data) - start)
+            yield data[start: start + limits.chunk_bytes]
+        return
+    while chunk := source.read(limits.chunk_bytes):
+        stats.bytes += len(chunk)
+        if limits.max_input_bytes is not None and stats.bytes > limits.max_input_bytes:
+            stats.truncated_input = True
+            stats.notes.append(f"input cut at {limits.max_input_bytes} bytes")
+            return
+        yield chunk
+
+
+def _decoder_for(first: bytes, limits: Limits, stats: Stats) -> codecs.IncrementalDecoder:
+    """Pick the decoder from a BOM; refuse binary data with a clear message."""
+    for bom, name in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if first.startswith(bom):
+            stats.encoding = name
+            return _ReplacingDecoder(name, stats)
+    sniff = first[: limits.binary_sniff_bytes]
+    if _looks_utf16le(sniff):
+        stats.encoding = "utf-16-le"
+        return _ReplacingDecoder("utf-16-le", stats)
+    if b"\x00" in sniff:
+        raise InputError("input contains NUL bytes: it looks binary, not a text log (for a core dump or a .nsys-rep, paste the text error instead)")
+    return _ReplacingDecoder("utf-8", stats)
+
+
+def _looks_utf16le(sniff: bytes) -> bool:
+    """PowerShell's `>` writes UTF-16 without always a BOM: ASCII text with every other byte NUL."""
+    return len(sniff) >= 16 and sniff[1::2].count(0) > 0.9 * (len(sniff) // 2) and sniff[0::2].count(0) == 0
+
+
+class _ReplacingDecoder(codecs.IncrementalDecoder):
+    """An incremental decoder that replaces invalid bytes and records that it did."""
+
+    def __init__(self, encoding: str, stats: Stats) -> None:
+        super().__init__()
+        self._inner = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._stats = stats
+
+    def decode(self, data: bytes, final: bool = False) -> str:  # type: ignore[override]
+        text = self._inner.decode(data, final)
+        if "\ufffd" in text:
+            self._stats.replaced_invalid = True
+        return text

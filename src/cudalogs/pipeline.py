@@ -1,0 +1,80 @@
+"""explain(): the whole flow, one stage per line. Read this file first.
+
+log text -> clean numbered lines -> signature hits -> GPU context -> ranked diagnoses
+with fixes for that GPU -> Report (rendered by render.py as text, JSON or Markdown).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+import regex
+
+from cudalogs import gpu as gpu_context
+from cudalogs import normalize, rank, signatures
+from cudalogs.knowledge import KnowledgeBase, load_kb
+from cudalogs.model import Gpu, InputSummary, Line, Report
+
+NO_DIAGNOSIS = "No known GPU error found in this log."
+EMPTY_INPUT = "The input is empty: paste or pipe the log that shows the error."
+FULL_LINES = 50_000  # lines kept whole; past this only lines that can matter are kept (bounded memory)
+MAX_KEPT_AFTER = 20_000
+
+
+def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str | None = None, *,
+            kb: KnowledgeBase | None = None, limits: normalize.Limits | None = None) -> Report:
+    """Diagnose a GPU error log for the user's GPU (named with `gpu`/`cc`, else found in the log)."""
+    kb = kb or load_kb()
+    override = gpu if isinstance(gpu, Gpu) else gpu_context.resolve(gpu, cc, kb.catalog)
+    stats = normalize.Stats()
+    kept = list(_lines_that_matter(normalize.lines(log, limits, stats), kb))
+    timeouts: list[str] = []
+    hits = signatures.scan(kept, kb.compiled, timeouts)
+    ctx = gpu_context.context(kept, kb.catalog, kb.facts, override)
+    diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(kept))
+    summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) < stats.lines,
+                           tuple(stats.notes + timeouts))
+    message = "" if diagnoses else (EMPTY_INPUT if not any(line.text.strip() for line in kept) else NO_DIAGNOSIS)
+    return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message)
+
+
+def _lines_that_matter(lines: Iterable[Line], kb: KnowledgeBase) -> Iterator[Line]:
+    """All lines of an ordinary log; for a huge one, the first FULL_LINES and then only candidates.
+
+    NOTE: past FULL_LINES a signature without a required literal can no longer fire, and
+    windowed signatures see only the kept neighbours; the report says the input was reduced.
+    """
+    prefilter = _prefilter(kb)
+    kept_after = 0
+    for line in lines:
+        if line.no <= FULL_LINES:
+            yield line
+        elif kept_after < MAX_KEPT_AFTER and prefilter.search(line.text.lower()):
+            kept_after += 1
+            yield line
+
+
+@functools.lru_cache(maxsize=8)
+def _prefilter_for(literals: tuple[str, ...]) -> "regex.Pattern[str]":
+    words = literals + ("capability", "gpu", "cuda", "nvidia", "error", "rocm", "hip")
+    return regex.compile("|".join(regex.escape(w) for w in sorted(set(words), key=len, reverse=True)))
+
+
+def _prefilter(kb: KnowledgeBase) -> "regex.Pattern[str]":
+    return _prefilter_for(tuple(sorted({s.literal for s in kb.compiled if s.literal})))
+
+
+def _log_has(lines: list[Line]):  # type: ignore[no-untyped-def]
+    """A cached `log_has(pattern)` for context patterns and conditions: searches the kept text."""
+    text = "\n".join(line.text for line in lines)
+
+    @functools.lru_cache(maxsize=256)
+    def log_has(pattern: str) -> bool:
+        try:
+            return regex.search(pattern, text, flags=regex.MULTILINE, timeout=0.2) is not None
+        except (regex.error, TimeoutError):
+            return False
+
+    return log_has

@@ -1,0 +1,62 @@
+"""Stage 1: any input becomes clean numbered lines, or a clear InputError."""
+
+import io
+
+import pytest
+
+from cudalogs.errors import InputError
+from cudalogs.normalize import Limits, Stats, lines, mask
+
+
+def texts(source, **kw):
+    return [(line.no, line.text) for line in lines(source, **kw)]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("a\nb\n", [(1, "a"), (2, "b")]),
+        ("a\r\nb", [(1, "a"), (2, "b")]),
+        (b"a\r\nb\r\n", [(1, "a"), (2, "b")]),
+        (b"\x1b[31mRuntimeError\x1b[0m: x\n", [(1, "RuntimeError: x")]),
+        ("", []),
+        (b"\xef\xbb\xbfwith BOM\n", [(1, "with BOM")]),
+        ("step 1\rstep 2\n", [(1, "step 1"), (2, "step 2")]),
+    ],
+)
+def test_lines(source, expected):
+    assert texts(source) == expected
+
+
+def test_utf16_from_powershell_redirect():
+    data = "CUDA error: out of memory\r\n".encode("utf-16")
+    assert texts(data) == [(1, "CUDA error: out of memory")]
+
+
+def test_invalid_utf8_is_replaced_and_reported():
+    stats = Stats()
+    assert texts(b"caf\xe9 error\n", stats=stats) == [(1, "caf\ufffd error")]
+    assert stats.notes == ["invalid UTF-8 bytes were shown as U+FFFD"]
+
+
+def test_binary_input_is_refused_with_a_clear_message():
+    with pytest.raises(InputError, match="looks binary"):
+        list(lines(b"\x7fELF\x02\x01\x01\x00\x00\x00"))
+
+
+def test_crlf_split_across_chunks_gives_no_empty_line():
+    stream = io.BytesIO(b"one\r\ntwo\r\nthree")
+    assert texts(stream, limits=Limits(chunk_bytes=4)) == [(1, "one"), (2, "two"), (3, "three")]
+
+
+def test_very_long_lines_are_cut_and_reported():
+    stats = Stats()
+    out = texts("x" * 10_000, limits=Limits(max_line_chars=100), stats=stats)
+    assert out == [(1, "x" * 100)]
+    assert "cut to 100 characters" in stats.notes[0]
+
+
+def test_mask_makes_two_logs_of_one_fault_alike():
+    a = mask("Tried to allocate 2.00 GiB (GPU 0; 14.75 GiB total) at 0x7f3a2c")
+    b = mask("Tried to allocate 512.00 MiB (GPU 1; 23.65 GiB total) at 0x55d1")
+    assert a == b

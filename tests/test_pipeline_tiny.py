@@ -1,0 +1,81 @@
+"""explain() end to end on the tiny KB: the same message, reasoned differently per GPU."""
+
+from cudalogs import explain
+from cudalogs.normalize import Limits
+
+V100_LINE = ("ggml_cuda_compute_forward: MUL_MAT failed\n"
+             "mul_mat_q has no device code compatible with CUDA arch 700. ggml-cuda.cu was compiled for: "
+             "500,520,530,600,610,620,700,720,750,800,860,870,890,900\n")
+P104_LINE = ("vec_dot_q8_0_q8_1_impl has no device code compatible with CUDA arch 610. "
+             "ggml-cuda.cu was compiled for: 500,600,700,750,800,900\n")
+
+
+def test_device_arch_in_the_build_is_a_kernel_variant_bug(tiny_kb):
+    report = explain(V100_LINE, gpu="Tesla V100-SXM2-32GB", kb=tiny_kb)
+    top = report.diagnoses[0]
+    assert (top.cls, top.id) == ("kernel-variant-missing", "ggml-no-device-code")
+    assert [f.title for f in top.fixes] == ["Update past the fix"]
+    assert report.gpu.source == "flag"
+
+
+def test_device_arch_missing_from_the_build_gets_the_rebuild_for_its_numbers(tiny_kb):
+    report = explain(P104_LINE, cc="6.1", kb=tiny_kb)
+    top = report.diagnoses[0]
+    assert top.cls == "arch-not-compiled"
+    assert top.fixes[0].steps == "cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=61"
+    assert top.fixes[0].applies is True
+
+
+def test_unknown_gpu_keeps_gpu_dependent_fixes_marked_as_such(tiny_kb):
+    top = explain(P104_LINE, kb=tiny_kb).diagnoses[0]
+    assert top.cls == "arch-not-compiled"
+    assert top.fixes[0].applies is None
+    assert "<your compute capability without the dot" in top.fixes[0].steps
+
+
+def test_gpu_found_in_the_log_drives_the_reasoning(tiny_kb):
+    log = "  Device 0: Tesla V100-SXM2-32GB, compute capability 7.0, VMM: yes\n" + V100_LINE
+    report = explain(log, kb=tiny_kb)
+    assert report.gpu.gpu.name == "Tesla V100-SXM2-32GB"
+    assert (report.gpu.source, report.gpu.line_no) == ("log", 1)
+    assert report.diagnoses[0].cls == "kernel-variant-missing"
+
+
+def test_evidence_quotes_the_line_with_its_number(tiny_kb):
+    top = explain(V100_LINE, kb=tiny_kb).diagnoses[0]
+    assert top.evidence[0].line_no == 2
+    assert top.evidence[0].text.startswith("mul_mat_q has no device code")
+
+
+def test_no_diagnosis_is_an_honest_empty_answer(tiny_kb):
+    report = explain("Loading checkpoint shards: 100%\nDone.\n", kb=tiny_kb)
+    assert report.diagnoses == ()
+    assert report.to_dict()["message"] == "No known GPU error found in this log."
+
+
+def test_empty_input_says_so(tiny_kb):
+    assert explain("", kb=tiny_kb).message.startswith("The input is empty")
+    assert explain(b"\n\n  \n", kb=tiny_kb).message.startswith("The input is empty")
+
+
+def test_to_dict_has_the_documented_shape(tiny_kb):
+    doc = explain(V100_LINE, cc="7.0", kb=tiny_kb).to_dict()
+    assert doc["schema_version"] == 1
+    assert doc["gpu"]["compute_capability"] == "7.0"
+    d = doc["diagnoses"][0]
+    assert set(d) >= {"id", "class", "title", "confidence", "evidence", "root_cause", "fixes", "references"}
+    assert 0 <= d["confidence"] <= 1
+
+
+def test_huge_input_streams_and_keeps_the_lines_that_matter(tiny_kb, monkeypatch):
+    import io
+
+    from cudalogs import pipeline
+
+    monkeypatch.setattr(pipeline, "FULL_LINES", 100)
+    noise = b"epoch 1 step 5 loss 0.25\n" * 5000
+    report = explain(io.BytesIO(noise + P104_LINE.encode() + noise), cc="6.1", kb=tiny_kb,
+                     limits=Limits(chunk_bytes=4096))
+    assert report.diagnoses[0].cls == "arch-not-compiled"
+    assert report.diagnoses[0].evidence[0].line_no == 5001
+    assert report.input.truncated
