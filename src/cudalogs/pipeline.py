@@ -12,8 +12,8 @@ from typing import BinaryIO
 
 import regex
 
+from cudalogs import classifier, combine, normalize, rank, signatures
 from cudalogs import gpu as gpu_context
-from cudalogs import normalize, rank, signatures
 from cudalogs.knowledge import KnowledgeBase, load_kb
 from cudalogs.model import Gpu, InputSummary, Line, Report
 
@@ -34,10 +34,37 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     hits = signatures.scan(kept, kb.compiled, timeouts)
     ctx = gpu_context.context(kept, kb.catalog, kb.facts, override)
     diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(kept))
+    diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx)
     summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) < stats.lines,
                            tuple(stats.notes + timeouts))
     message = "" if diagnoses else (EMPTY_INPUT if not any(line.text.strip() for line in kept) else NO_DIAGNOSIS)
-    return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message)
+    return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message, related=related)
+
+
+@functools.lru_cache(maxsize=1)
+def _model() -> classifier.Model | None:
+    return classifier.load()
+
+
+def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx):  # type: ignore[no-untyped-def]
+    """Blend in the classifier; without a signature hit, answer only above its threshold."""
+    model = _model()
+    if model is None or not kept:
+        return diagnoses, ()
+    vector = model.vector(classifier.classifier_text(kept))
+    probs = model.probabilities_of(vector)
+    similar = sorted(((combine.cosine(vector, c), eid) for eid, c in model.centroids.items() if eid in kb.by_id), reverse=True)
+
+    def nearest(cls: str):  # type: ignore[no-untyped-def]
+        return next((kb.by_id[eid] for score, eid in similar if kb.by_id[eid].cls == cls and score > 0), None)
+
+    if diagnoses:
+        blended = combine.with_classifier(diagnoses, probs)
+        present = {d.cls for d in blended}
+        return blended + combine.top3_extras(kept, probs, nearest, ctx, present, room=3 - len(blended)), ()
+    found = combine.classifier_only(kept, probs, nearest, ctx, model.threshold, set())
+    related = tuple((eid, kb.by_id[eid].title, round(score, 2)) for score, eid in similar[:3] if score >= 0.1)
+    return found[:1], (() if found else related)
 
 
 def _lines_that_matter(lines: Iterable[Line], kb: KnowledgeBase) -> Iterator[Line]:

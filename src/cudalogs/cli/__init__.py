@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from cudalogs.cli import eval as eval_cmd
 from cudalogs.cli import explain as explain_cmd
 from cudalogs.cli import kb as kb_cmd
 
@@ -15,6 +16,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command(name="explain")(explain_cmd.explain)
+app.command(name="eval")(eval_cmd.eval_corpus)
 app.add_typer(kb_cmd.app, name="kb")
 
 

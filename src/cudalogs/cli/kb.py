@@ -38,8 +38,9 @@ def validate(kb: KbDirOpt = None, data: DataDirOpt = None) -> None:
 
 @app.command()
 def build(kb: KbDirOpt = None, data: DataDirOpt = None,
-          output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write the bundle.")] = None) -> None:
-    """Validate, then write the bundle that `explain` loads (src/cudalogs/_bundled/kb.json).
+          output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write the bundle.")] = None,
+          model: Annotated[bool, typer.Option("--model/--no-model", help="Also train the classifier (needs scikit-learn).")] = True) -> None:
+    """Validate, then write the bundle `explain` loads (src/cudalogs/_bundled/kb.json) and train the classifier.
 
     Example: cudalogs kb build
     """
@@ -51,6 +52,17 @@ def build(kb: KbDirOpt = None, data: DataDirOpt = None,
         raise fail("the knowledge base has problems; nothing was written", "fix them, then run `cudalogs kb build` again")
     path = kb_bundle.write(result.bundle, output or kb_bundle.BUNDLE_PATH)
     typer.echo(f"wrote {path} ({result.entries} entries)")
+    if not model:
+        return
+    from cudalogs import train
+
+    try:
+        exported = train.train(result.bundle, data_dir)
+    except ImportError:
+        raise fail("scikit-learn is needed to train the classifier", "pip install '.[build]', or pass --no-model") from None
+    model_path = path.with_name("model.json")
+    model_path.write_text(train.dumps(exported), encoding="utf-8")
+    typer.echo(f"wrote {model_path} ({len(exported['classes'])} classes, {len(exported['vocab'])} terms)")
 
 
 @app.command()

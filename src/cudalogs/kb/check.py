@@ -7,7 +7,7 @@ passing `kb validate` means the entry works end to end, not just that it parses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,7 @@ def validate_tree(kb_dir: Path, data_dir: Path) -> Validation:
         return result
     kb = KnowledgeBase.from_bundle(data)
     for entry in kb.entries:
+        entry = replace(entry, path=seen.get(entry.id, entry.path))  # messages name the file as given
         result.problems += entry_behaviour_problems(entry, kb, classes)
         result.examples += len(entry.examples)
     result.bundle = None if result.problems else data

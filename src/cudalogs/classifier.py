@@ -1,0 +1,104 @@
+"""The TF-IDF + logistic-regression classifier, scored in pure Python at run time.
+
+Why pure Python here: importing scikit-learn costs over a second, more than the whole
+`explain` budget. `cudalogs kb build` trains with scikit-learn (train.py) and exports the
+vocabulary, idf weights and coefficients; this module recomputes exactly the same
+probabilities from them (a parity test holds the two together on the whole corpus).
+Both sides share `analyze()`, so the features cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cudalogs.model import Line
+from cudalogs.normalize import mask
+
+MODEL_PATH = Path(__file__).resolve().parent / "_bundled" / "model.json"
+MODEL_FORMAT = 1
+NONE_CLASS = "none"
+_TOKEN = re.compile(r"<\w+>|[a-z_][a-z0-9_]+|[a-z0-9]+")
+# Lines worth classifying: the error, its context and the GPU; progress bars and banners are noise.
+_RELEVANT = re.compile(
+    r"(?i)error|exception|fail|warn|cuda|gpu|capab|kernel|nccl|cublas|cudnn|triton|rocm|hip|flash|bf16|bfloat|fp8|"
+    r"memory|driver|nvcc|ptxas|assert|arch|sm_\d|compute|device|support|xformers|bitsandbytes|quant|marlin|ecc|xid|container")
+MAX_LINES = 300
+MAX_CHARS = 20_000
+
+
+def classifier_text(lines: Sequence[Line]) -> str:
+    """The part of a log the classifier reads: relevant lines, masked, bounded in size."""
+    picked = [line.text for line in lines if _RELEVANT.search(line.text)][:MAX_LINES] or [line.text for line in lines[:MAX_LINES]]
+    return mask("\n".join(picked))[:MAX_CHARS]
+
+
+def analyze(text: str) -> list[str]:
+    """Word unigrams and bigrams of the masked, lowercased text (shared by training and scoring)."""
+    words = _TOKEN.findall(text.lower())
+    return words + [f"{a} {b}" for a, b in zip(words, words[1:])]
+
+
+@dataclass(frozen=True)
+class Model:
+    classes: tuple[str, ...]
+    index: dict[str, int]
+    idf: array
+    coef: array  # len(vocab) * len(classes), row-major by term
+    intercept: tuple[float, ...]
+    threshold: float
+    sublinear_tf: bool = True
+    centroids: dict[str, dict[int, float]] = field(default_factory=dict)  # entry id -> mean example vector
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Model":
+        vocab = data["vocab"]
+        idf, coef = array("f"), array("f")
+        idf.frombytes(base64.b64decode(data["idf"]))
+        coef.frombytes(base64.b64decode(data["coef"]))
+        centroids = {eid: {int(i): float(w) for i, w in pairs} for eid, pairs in data.get("centroids", {}).items()}
+        return cls(tuple(data["classes"]), {t: i for i, t in enumerate(vocab)}, idf, coef,
+                   tuple(data["intercept"]), float(data["threshold"]), bool(data.get("sublinear_tf", True)), centroids)
+
+    def vector(self, text: str) -> dict[int, float]:
+        """The l2-normalised tf-idf vector, as scikit-learn's TfidfVectorizer computes it."""
+        counts: dict[int, int] = {}
+        for token in analyze(text):
+            i = self.index.get(token)
+            if i is not None:
+                counts[i] = counts.get(i, 0) + 1
+        weights = {i: ((1.0 + math.log(c)) if self.sublinear_tf else float(c)) * self.idf[i] for i, c in counts.items()}
+        norm = math.sqrt(sum(w * w for w in weights.values()))
+        return {i: w / norm for i, w in weights.items()} if norm else {}
+
+    def probabilities(self, text: str) -> dict[str, float]:
+        """Class -> probability (softmax of the linear scores)."""
+        return self.probabilities_of(self.vector(text))
+
+    def probabilities_of(self, vector: dict[int, float]) -> dict[str, float]:
+        n = len(self.classes)
+        scores = list(self.intercept)
+        for i, w in vector.items():
+            row = i * n
+            for k in range(n):
+                scores[k] += w * self.coef[row + k]
+        top = max(scores)
+        exps = [math.exp(s - top) for s in scores]
+        total = sum(exps)
+        return {c: e / total for c, e in zip(self.classes, exps)}
+
+
+def load(path: Path = MODEL_PATH) -> Model | None:
+    """The shipped model, or None when it has not been built (explain then uses signatures only)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return Model.from_dict(data) if data.get("format") == MODEL_FORMAT else None

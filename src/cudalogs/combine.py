@@ -1,0 +1,83 @@
+"""Regex hits + classifier scores -> the final ranking, or an honest "unknown" with related entries.
+
+Why both: signatures are precise but brittle (a truncated or paraphrased message misses
+them); the classifier is robust but vague. A signature hit keeps its reasoning (captured
+fields, variants) and the classifier only re-weights it; without a hit, the classifier
+may answer on its own, but only above a threshold, and otherwise we say we do not know.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+from cudalogs import fixes, rank
+from cudalogs.classifier import NONE_CLASS
+from cudalogs.model import Diagnosis, Entry, Evidence, GpuContext, Line
+
+REGEX_WEIGHT = 0.75
+MAX_DIAGNOSES = 5
+ALSO_MIN_PROB = 0.15
+_ERROR_LINE = re.compile(r"(?i)error|exception|fail|assert|not supported|unsupported")
+
+
+def with_classifier(diagnoses: list[Diagnosis], probs: Mapping[str, float]) -> list[Diagnosis]:
+    """Blend the classifier's probability into each signature diagnosis and re-rank."""
+    if not probs:
+        return diagnoses
+    blended = [replace(d, confidence=round(REGEX_WEIGHT * d.confidence + (1 - REGEX_WEIGHT) * probs.get(d.cls, 0.0), 2))
+               for d in diagnoses]
+    order = {d.id: i for i, d in enumerate(diagnoses)}
+    return sorted(blended, key=lambda d: (-d.confidence, order[d.id]))
+
+
+def classifier_only(lines: Sequence[Line], probs: Mapping[str, float], nearest: Callable[[str], Entry | None],
+                    ctx: GpuContext, threshold: float, present: set[str]) -> list[Diagnosis]:
+    """Diagnoses for classes the classifier is sure of (>= threshold) that no signature found."""
+    out = []
+    for cls, p in sorted(probs.items(), key=lambda kv: -kv[1]):
+        if cls == NONE_CLASS or cls in present or p < threshold:
+            continue
+        entry = nearest(cls)
+        if entry is not None:
+            out.append(_from_entry(entry, cls, p, lines, ctx))
+    return out
+
+
+def top3_extras(lines: Sequence[Line], probs: Mapping[str, float], nearest: Callable[[str], Entry | None],
+                ctx: GpuContext, present: set[str], room: int) -> list[Diagnosis]:
+    """Lower-ranked alternatives after the signature diagnoses, when the classifier sees them."""
+    out: list[Diagnosis] = []
+    for cls, p in sorted(probs.items(), key=lambda kv: -kv[1]):
+        if len(out) >= room:
+            break
+        if cls == NONE_CLASS or cls in present or p < ALSO_MIN_PROB:
+            continue
+        entry = nearest(cls)
+        if entry is not None:
+            out.append(_from_entry(entry, cls, p * 0.5, lines, ctx))
+    return out
+
+
+def _from_entry(entry: Entry, cls: str, p: float, lines: Sequence[Line], ctx: GpuContext) -> Diagnosis:
+    env = fixes.environment(ctx, {})
+    reading = rank.read_entry(entry, env, None)
+    evidence = tuple(Evidence(line.no, line.text.strip()) for line in lines if _ERROR_LINE.search(line.text))[:3]
+    specs = (*(reading.variant.fixes if reading.variant else ()), *entry.fixes)
+    return Diagnosis(
+        id=entry.id, cls=cls, title=fixes.render(reading.title, env), status=entry.status,
+        confidence=round(min(0.95, p * 0.8), 2), evidence=evidence, root_cause=fixes.render(reading.root_cause, env),
+        fixes=tuple(fixes.applicable(specs, env)), references=entry.references,
+        why_ranked=f"classifier: p={p:.2f} for {cls}; no signature matched, nearest entry {entry.id}",
+    )
+
+
+def cosine(a: Mapping[int, float], b: Mapping[int, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    dot = sum(w * b.get(i, 0.0) for i, w in a.items())
+    na = math.sqrt(sum(w * w for w in a.values()))
+    nb = math.sqrt(sum(w * w for w in b.values()))
+    return dot / (na * nb) if na and nb else 0.0

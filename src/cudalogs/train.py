@@ -1,0 +1,128 @@
+"""Build time only: train the TF-IDF classifier with scikit-learn and export it for classifier.py.
+
+Training data: every KB example (labelled with the class its entry's reasoning gives),
+the train split of the project's own labelled corpus (data/corpus/*.jsonl) and the
+negative corpus (data/negative/*.jsonl, class "none"). The split is by thread (source
+URL), so that a thread's logs never sit on both sides of the held-out measurement.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cudalogs.classifier import MODEL_FORMAT, NONE_CLASS, analyze, classifier_text
+from cudalogs.normalize import lines
+
+TEST_SHARE = 5  # one thread in five is held out
+DEFAULT_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class Case:
+    text: str
+    cls: str
+    source: str
+    origin: str  # "kb" | "corpus" | "negative"
+
+
+def split_of(source: str) -> str:
+    """'test' for one thread in TEST_SHARE, by a stable hash of its URL; else 'train'."""
+    digest = hashlib.sha256(source.strip().rstrip("/").encode()).digest()
+    return "test" if digest[0] % TEST_SHARE == 0 else "train"
+
+
+def read_jsonl(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    rows = []
+    for path in sorted(paths):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rows.append(json.loads(line))
+    return rows
+
+
+def corpus_cases(data_dir: Path) -> list[Case]:
+    """The project's labelled corpus and negatives, as cases (raw log kept in `text` unprocessed)."""
+    cases = [Case(r["log"], r["class"], r.get("source", ""), "corpus") for r in read_jsonl((data_dir / "corpus").glob("*.jsonl"))]
+    cases += [Case(r["log"], NONE_CLASS, r.get("source", ""), "negative") for r in read_jsonl((data_dir / "negative").glob("*.jsonl"))]
+    return cases
+
+
+def kb_cases(bundle: dict[str, Any]) -> list[Case]:
+    out = []
+    for raw in bundle["entries"]:
+        for ex in raw.get("examples", []):
+            out.append(Case(ex["log"], ex.get("class") or raw["class"], ex["source"], "kb"))
+    return out
+
+
+def to_text(log: str) -> str:
+    return classifier_text(list(lines(log)))
+
+
+def fit(cases: list[Case], c: float = 10.0) -> tuple[Any, Any]:
+    """Fit the vectorizer and the model on the cases (deterministic: sorted input, lbfgs)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    ordered = sorted(cases, key=lambda k: (k.cls, k.source, k.text))
+    texts = [to_text(k.text) for k in ordered]
+    vectorizer = TfidfVectorizer(analyzer=analyze, sublinear_tf=True, min_df=1, dtype=float)
+    matrix = vectorizer.fit_transform(texts)
+    model = LogisticRegression(C=c, max_iter=5000)
+    model.fit(matrix, [k.cls for k in ordered])
+    return vectorizer, model
+
+
+def centroids(vectorizer: Any, bundle: dict[str, Any], top: int = 300) -> dict[str, list[list[float]]]:
+    """Each entry's mean example vector (its strongest terms): for "nearest entry" and "possibly related"."""
+    out = {}
+    for raw in bundle["entries"]:
+        texts = [to_text(ex["log"]) for ex in raw.get("examples", [])]
+        if not texts:
+            continue
+        mean = vectorizer.transform(texts).mean(axis=0).A1
+        idx = sorted(range(len(mean)), key=lambda i: -mean[i])[:top]
+        out[raw["id"]] = [[int(i), round(float(mean[i]), 6)] for i in sorted(idx) if mean[i] > 0]
+    return out
+
+
+def export(vectorizer: Any, model: Any, threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
+    """The plain form classifier.Model reads: vocabulary, idf, coefficients, intercepts."""
+    vocab = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)
+    classes = [str(c) for c in model.classes_]
+    coef = model.coef_.T  # terms x classes
+    if len(classes) == 2:  # binary LR keeps one row; expand it so the scorer's softmax matches
+        coef = __import__("numpy").hstack([-coef / 2, coef / 2])
+        intercept = [-model.intercept_[0] / 2, model.intercept_[0] / 2]
+    else:
+        intercept = list(model.intercept_)
+    return {
+        "format": MODEL_FORMAT,
+        "classes": classes,
+        "vocab": vocab,
+        "idf": base64.b64encode(array("f", vectorizer.idf_).tobytes()).decode(),
+        "coef": base64.b64encode(array("f", coef.ravel()).tobytes()).decode(),
+        "intercept": [float(x) for x in intercept],
+        "threshold": threshold,
+        "sublinear_tf": True,
+    }
+
+
+def train(bundle: dict[str, Any], data_dir: Path) -> dict[str, Any]:
+    """The shipped model: KB examples plus the train split of the corpus and negatives."""
+    cases = kb_cases(bundle) + [k for k in corpus_cases(data_dir) if split_of(k.source) == "train"]
+    vectorizer, model = fit(cases)
+    exported = export(vectorizer, model)
+    exported["centroids"] = centroids(vectorizer, bundle)
+    return exported
+
+
+def dumps(model: dict[str, Any]) -> str:
+    return json.dumps(model, sort_keys=True) + "\n"

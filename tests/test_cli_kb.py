@@ -1,0 +1,67 @@
+"""`cudalogs kb validate` teaches: each problem names the file, the field and how to write it."""
+
+import shutil
+
+import pytest
+
+from cudalogs.cli import app
+
+
+@pytest.fixture
+def broken_tree(tiny_tree, tmp_path):
+    root = tmp_path / "tree"
+    shutil.copytree(tiny_tree, root)
+    return root
+
+
+def _entry(root):
+    return root / "kb" / "ggml" / "ggml-no-device-code.toml"
+
+
+def test_validate_passes_on_a_good_tree(runner, tiny_tree):
+    result = runner.invoke(app, ["kb", "validate", "--kb", str(tiny_tree / "kb"), "--data", str(tiny_tree / "data")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "ok: 1 entries, 2 examples\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("(?P<kernel>\\w+) has", "(?P<kernel>\\w+ has", "signatures[0].pattern: does not compile"),
+        ("(?P<kernel>\\w+) has", "(?P<kernel>(\\w+)+) has", "signatures[0].pattern: a repeated group contains a repeat"),
+        ('class = "arch-not-compiled"', 'class = "arch-missing"', "class: 'arch-missing' is not in kb/taxonomy.toml"),
+        ("-DCMAKE_CUDA_ARCHITECTURES={arch}", "-DCMAKE_CUDA_ARCHITECTURES={archh}", "fixes[0].steps: placeholder {archh}"),
+        ('when = "vendor ==', 'when = "vendr ==', "fixes[0].when: unknown name(s) vendr"),
+        ("arch_seen = \"600\"", "arch_seen = \"601\"", "examples[0].expect.arch_seen: captured '600', expected '601'"),
+        ('id = "ggml-no-device-code"', 'id = "other-id"', "id: 'other-id' differs from the file name"),
+        ("CUDA arch 520. ggml", "CUDA arch 520, ggml", "examples[1]: the log from https://github.com/ggml-org/whisper.cpp/issues/2050 does not match"),
+    ],
+)
+def test_each_problem_is_reported_with_file_and_field(runner, broken_tree, old, new, expected):
+    path = _entry(broken_tree)
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    result = runner.invoke(app, ["kb", "validate", "--kb", str(broken_tree / "kb"), "--data", str(broken_tree / "data")])
+    assert result.exit_code == 2
+    assert f"{path}: {expected}" in result.stdout
+
+
+def test_a_toml_syntax_error_is_one_line(runner, broken_tree):
+    path = _entry(broken_tree)
+    path.write_text(path.read_text() + "\n[[fixes]\n")
+    result = runner.invoke(app, ["kb", "validate", "--kb", str(broken_tree / "kb"), "--data", str(broken_tree / "data")])
+    assert result.exit_code == 2
+    assert result.stdout.startswith(f"{path}: toml: ")
+    assert "Traceback" not in result.output
+
+
+def test_build_refuses_a_broken_tree_and_writes_nothing(runner, broken_tree, tmp_path):
+    path = _entry(broken_tree)
+    path.write_text(path.read_text().replace('status = "test"', 'status = "done"'))
+    out = tmp_path / "bundle.json"
+    result = runner.invoke(app, ["kb", "build", "--kb", str(broken_tree / "kb"), "--data", str(broken_tree / "data"),
+                                 "--output", str(out), "--no-model"])
+    assert result.exit_code == 2
+    assert not out.exists()
+    assert "status: write one of experimental, test, stable" in result.stderr
