@@ -11,12 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from cudalogs.catalog import Catalog
 from cudalogs.gpu import LogFacts
 from cudalogs.kb import bundle as kb_bundle
 from cudalogs.kb.load import entry_from_dict
 from cudalogs.model import Entry
 from cudalogs.signatures import CompiledSignature, compile_entries
+
+PREFILTER_WORDS = ("capability", "gpu", "cuda", "nvidia", "error", "rocm", "hip", "device")
 
 
 @dataclass
@@ -27,6 +31,7 @@ class KnowledgeBase:
     facts: LogFacts
     by_id: dict[str, Entry] = field(default_factory=dict)
     _compiled: list[CompiledSignature] | None = None
+    _prefilter: "regex.Pattern[str] | None" = None
 
     @classmethod
     def from_bundle(cls, data: dict[str, Any]) -> "KnowledgeBase":
@@ -42,6 +47,15 @@ class KnowledgeBase:
         if self._compiled is None:
             self._compiled = compile_entries(self.entries)
         return self._compiled
+
+
+    @property
+    def prefilter(self) -> "regex.Pattern[str]":
+        """Lowercase literals any signature needs, plus GPU words: which lines of a huge log to keep."""
+        if self._prefilter is None:
+            words = {s.literal for s in self.compiled if s.literal} | set(PREFILTER_WORDS)
+            self._prefilter = regex.compile("|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True)))
+        return self._prefilter
 
 
 @functools.lru_cache(maxsize=4)

@@ -73,24 +73,13 @@ def _lines_that_matter(lines: Iterable[Line], kb: KnowledgeBase) -> Iterator[Lin
     NOTE: past FULL_LINES a signature without a required literal can no longer fire, and
     windowed signatures see only the kept neighbours; the report says the input was reduced.
     """
-    prefilter = _prefilter(kb)
     kept_after = 0
     for line in lines:
         if line.no <= FULL_LINES:
             yield line
-        elif kept_after < MAX_KEPT_AFTER and prefilter.search(line.text.lower()):
+        elif kept_after < MAX_KEPT_AFTER and kb.prefilter.search(line.text.lower()):
             kept_after += 1
             yield line
-
-
-@functools.lru_cache(maxsize=8)
-def _prefilter_for(literals: tuple[str, ...]) -> "regex.Pattern[str]":
-    words = literals + ("capability", "gpu", "cuda", "nvidia", "error", "rocm", "hip")
-    return regex.compile("|".join(regex.escape(w) for w in sorted(set(words), key=len, reverse=True)))
-
-
-def _prefilter(kb: KnowledgeBase) -> "regex.Pattern[str]":
-    return _prefilter_for(tuple(sorted({s.literal for s in kb.compiled if s.literal})))
 
 
 def _log_has(lines: list[Line]):  # type: ignore[no-untyped-def]

@@ -20,25 +20,32 @@ from cudalogs.model import Entry, Hit, Line
 MATCH_TIMEOUT_S = 0.05  # per line and pattern; a pathological line is skipped, not waited on
 
 
-@dataclass(frozen=True)
+@dataclass
 class CompiledSignature:
+    """A signature ready to scan; the regex itself is compiled on first use.
+
+    NOTE: lazy compilation matters for start-up: most logs contain the literal of only a
+    few signatures, so most patterns are never compiled in a given run.
+    """
+
     entry_id: str
     index: int
-    pattern: "regex.Pattern[str]"
+    source: str
     window: int
     literal: str  # lowercase; "" when no required literal could be found
-    ignore_case: bool
+    _pattern: "regex.Pattern[str] | None" = None
+
+    @property
+    def pattern(self) -> "regex.Pattern[str]":
+        if self._pattern is None:
+            self._pattern = regex.compile(self.source)
+        return self._pattern
 
 
 def compile_entries(entries: Sequence[Entry]) -> list[CompiledSignature]:
-    """Compile every signature once; the pipeline caches the result per KB."""
-    out = []
-    for entry in entries:
-        for i, sig in enumerate(entry.signatures):
-            compiled = regex.compile(sig.pattern)
-            ignore_case = bool(compiled.flags & regex.IGNORECASE)
-            out.append(CompiledSignature(entry.id, i, compiled, sig.window, required_literal(sig.pattern), ignore_case))
-    return out
+    """Prepare every signature once (literal extracted now, regex compiled when first needed)."""
+    return [CompiledSignature(entry.id, i, sig.pattern, sig.window, required_literal(sig.pattern))
+            for entry in entries for i, sig in enumerate(entry.signatures)]
 
 
 def required_literal(pattern: str) -> str:

@@ -7,6 +7,7 @@ import typer
 from cudalogs.cli import eval as eval_cmd
 from cudalogs.cli import explain as explain_cmd
 from cudalogs.cli import kb as kb_cmd
+from cudalogs.cli import search as search_cmd
 
 app = typer.Typer(
     name="cudalogs",
@@ -16,6 +17,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command(name="explain")(explain_cmd.explain)
+app.command(name="search")(search_cmd.search)
 app.command(name="eval")(eval_cmd.eval_corpus)
 app.add_typer(kb_cmd.app, name="kb")
 

@@ -1,0 +1,49 @@
+"""search(): users' words and pasted lines find entries; --gpu filters and renders fixes."""
+
+import sqlite3
+
+import pytest
+
+from cudalogs.search import fts_query, search
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "kb.db"
+
+
+def test_fts_query_quotes_terms_and_drops_stopwords():
+    assert fts_query('does "flash" attention work on a turing?') == '"flash" OR "attention" OR "turing"'
+    assert fts_query("sm_120 NOT") == '"sm" OR "120"'
+
+
+def test_a_pasted_error_line_finds_its_entry(tiny_kb, db):
+    line = "ERROR: CUDA kernel vec_dot_q5_0_q8_1_impl has no device code compatible with CUDA arch 520"
+    results = search(line, kb=tiny_kb, db_path=db)
+    assert results[0].id == "ggml-no-device-code"
+    assert "[" in results[0].snippet
+
+
+def test_gpu_filter_renders_fixes_for_that_gpu(tiny_kb, db):
+    results = search("no device code", gpu="GeForce GTX 1080", kb=tiny_kb, db_path=db)
+    assert results[0].id == "ggml-no-device-code"
+
+
+def test_hardware_column_names_families_the_conditions_hold_for(tiny_kb, db):
+    search("device code", kb=tiny_kb, db_path=db)
+    with sqlite3.connect(db) as conn:
+        (hardware,) = conn.execute("select hardware from entries where id = 'ggml-no-device-code'").fetchone()
+    assert "pascal" in hardware  # the rebuild fix can hold on a GTX 1080
+
+
+def test_no_match_is_an_empty_list(tiny_kb, db):
+    assert search("zebra giraffe", kb=tiny_kb, db_path=db) == []
+
+
+def test_database_has_foreign_keys_and_fts(tiny_kb, db):
+    search("device", kb=tiny_kb, db_path=db)
+    with sqlite3.connect(db) as conn:
+        tables = {r[0] for r in conn.execute("select name from sqlite_master where type = 'table'")}
+        fks = conn.execute("pragma foreign_key_list(fixes)").fetchall()
+    assert {"entries", "signatures", "fixes", "examples", "refs", "classes", "gpus", "entries_fts"} <= tables
+    assert fks[0][2] == "entries"
