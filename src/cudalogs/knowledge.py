@@ -30,6 +30,7 @@ class KnowledgeBase:
     catalog: Catalog
     facts: LogFacts
     by_id: dict[str, Entry] = field(default_factory=dict)
+    features: list[dict[str, Any]] = field(default_factory=list)
     _compiled: list[CompiledSignature] | None = None
     _prefilter: "regex.Pattern[str] | None" = None
 
@@ -39,6 +40,7 @@ class KnowledgeBase:
         catalog = Catalog.from_data(data.get("gpus", []), data.get("archs", []), data.get("gfx", []))
         kb = cls(entries, data.get("taxonomy", {}), catalog, LogFacts.from_data(data.get("log_facts", {})))
         kb.by_id = {e.id: e for e in entries}
+        kb.features = list(data.get("features", []))
         return kb
 
     @property

@@ -6,6 +6,7 @@ import typer
 
 from cudalogs.cli import eval as eval_cmd
 from cudalogs.cli import explain as explain_cmd
+from cudalogs.cli import gpu as gpu_cmd
 from cudalogs.cli import kb as kb_cmd
 from cudalogs.cli import search as search_cmd
 
@@ -18,6 +19,7 @@ app = typer.Typer(
 )
 app.command(name="explain")(explain_cmd.explain)
 app.command(name="search")(search_cmd.search)
+app.command(name="gpu")(gpu_cmd.gpu)
 app.command(name="eval")(eval_cmd.eval_corpus)
 app.add_typer(kb_cmd.app, name="kb")
 

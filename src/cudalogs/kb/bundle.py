@@ -36,6 +36,7 @@ def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
         "archs": archs.get("arch", []),
         "gfx": archs.get("gfx", []),
         "log_facts": read_toml(data_dir / "log_facts.toml"),
+        "features": read_toml(data_dir / "features.toml").get("feature", []) if (data_dir / "features.toml").exists() else [],
     }
 
 
