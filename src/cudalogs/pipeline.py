@@ -24,17 +24,20 @@ MAX_KEPT_AFTER = 20_000
 
 
 def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str | None = None, *,
-            kb: KnowledgeBase | None = None, limits: normalize.Limits | None = None) -> Report:
-    """Diagnose a GPU error log for the user's GPU (named with `gpu`/`cc`, else found in the log)."""
+            kb: KnowledgeBase | None = None, limits: normalize.Limits | None = None, mode: str = "combined") -> Report:
+    """Diagnose a GPU error log for the user's GPU (named with `gpu`/`cc`, else found in the log).
+
+    `mode` is for ablation: "combined" (default), "regex" (signatures only), "classifier" (no signatures).
+    """
     kb = kb or load_kb()
     override = gpu if isinstance(gpu, Gpu) else gpu_context.resolve(gpu, cc, kb.catalog)
     stats = normalize.Stats()
     kept = list(_lines_that_matter(normalize.lines(log, limits, stats), kb))
     timeouts: list[str] = []
-    hits = signatures.scan(kept, kb.compiled, timeouts)
+    hits = signatures.scan(kept, kb.compiled, timeouts) if mode != "classifier" else []
     ctx = gpu_context.context(kept, kb.catalog, kb.facts, override)
     diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(kept))
-    diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx)
+    diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx) if mode != "regex" else (diagnoses, ())
     summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) < stats.lines,
                            tuple(stats.notes + timeouts))
     message = "" if diagnoses else (EMPTY_INPUT if not any(line.text.strip() for line in kept) else NO_DIAGNOSIS)

@@ -1,0 +1,37 @@
+"""Ablation: regex only, classifier only, combined; on the held-out split of data/corpus and on any JSONL.
+
+Usage: python benchmarks/ablation.py [EXTRA.jsonl ...]   (e.g. ../shared/eval/dev.jsonl)
+Prints top-1, top-3 and false positives on `none` cases for each mode.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from cudalogs.evaluate import read_cases, score
+from cudalogs.pipeline import explain
+from cudalogs.train import read_jsonl, split_of
+
+ROOT = Path(__file__).resolve().parents[1]
+MODES = ("regex", "classifier", "combined")
+
+
+def held_out() -> list[dict]:
+    rows = read_jsonl((ROOT / "data" / "corpus").glob("*.jsonl"))
+    rows += [dict(r, **{"class": "none"}) for r in read_jsonl((ROOT / "data" / "negative").glob("*.jsonl"))]
+    return [r for r in rows if split_of(r.get("source", "")) == "test"]
+
+
+def main() -> None:
+    corpora = [("held-out split (data/)", held_out())] + [(p, read_cases(Path(p))) for p in sys.argv[1:]]
+    print(f"| corpus | mode | top-1 | top-3 | false positives |\n|---|---|---|---|---|")
+    for name, cases in corpora:
+        for mode in MODES:
+            s = score(cases, lambda log, m=mode: explain(log, mode=m).to_dict()).summary()
+            print(f"| {name} ({s['positives']}+{s['negatives']}) | {mode} | {s['top1']:.3f} | {s['top3']:.3f} | "
+                  f"{s['false_positives']}/{s['negatives']} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""Stage 3: the GPU a log is about, from the formats logs print it in; --gpu/--cc win."""
+
+import pytest
+
+from cudalogs.errors import UnknownGpuError
+from cudalogs.gpu import context, resolve
+from cudalogs.normalize import lines
+
+
+def detect(text, kb):
+    return context(list(lines(text)), kb.catalog, kb.facts)
+
+
+@pytest.mark.parametrize(
+    ("log_line", "name", "cc"),
+    [
+        ("  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes", "NVIDIA GeForce RTX 3090", "8.6"),
+        ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+         "NVIDIA GeForce RTX 5090", "12.0"),
+        ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+         "Your Tesla T4 GPU has compute capability 7.5.", "Tesla T4", "7.5"),
+        ("Found GPU0 GeForce GTX 1080 which is of cuda capability 6.1.", "NVIDIA GeForce GTX 1080", "6.1"),
+        ("Minimum capability: 80. Current capability: 75.", "compute capability 7.5", "7.5"),
+        ("    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)",
+         "compute capability 7.5", "7.5"),
+        ("|   0  Tesla V100-SXM2-32GB           On  | 00000000:00:04.0 Off |                    0 |",
+         "Tesla V100-SXM2-32GB", "7.0"),
+        ("GPU 0: NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 3090", "8.6"),
+        ("[computer][0]:major=8, minor=6", "compute capability 8.6", "8.6"),
+        ('msg="inference compute" id=GPU-1 library=cuda compute=8.6 driver=12.4 name="NVIDIA GeForce RTX 3090" total="24 GiB"',
+         "NVIDIA GeForce RTX 3090", "8.6"),
+    ],
+)
+def test_gpu_from_each_log_format(tiny_kb, log_line, name, cc):
+    ctx = detect(log_line, tiny_kb)
+    assert (ctx.gpu.name, ctx.gpu.cc, ctx.source) == (name, cc, "log")
+
+
+def test_amd_gfx_target(tiny_kb):
+    ctx = detect("  Device 0: AMD Radeon RX 6700 XT, gfx1031 (0x1031), VMM: no", tiny_kb)
+    assert (ctx.gpu.vendor, ctx.gpu.gfx, ctx.gpu.hsa_override) == ("amd", "gfx1031", "10.3.0")
+
+
+def test_the_devices_own_report_beats_a_listing(tiny_kb):
+    log = "|   0  Tesla V100-SXM2-32GB   On  | 0 |\nYour Tesla T4 GPU has compute capability 7.5.\n"
+    ctx = detect(log, tiny_kb)
+    assert (ctx.gpu.name, ctx.line_no) == ("Tesla T4", 2)
+    assert ctx.others == ("Tesla V100-SXM2-32GB",)
+
+
+def test_a_capability_only_report_borrows_the_name_seen_elsewhere(tiny_kb):
+    ctx = detect("GPU 0: Tesla T4\nMinimum capability: 80. Current capability: 75.\n", tiny_kb)
+    assert (ctx.gpu.name, ctx.gpu.cc) == ("Tesla T4", "7.5")
+
+
+def test_versions_and_os_are_captured(tiny_kb):
+    log = ("PyTorch version: 2.1.0+cu121\nCUDA used to build PyTorch: 12.1\n"
+           "Nvidia driver version: 535.104.05\nOS: Ubuntu 22.04.3 LTS (x86_64)\n")
+    ctx = detect(log, tiny_kb)
+    assert ctx.version_map == {"torch": "2.1.0+cu121", "cuda": "12.1", "driver": "535.104.05"}
+    assert ctx.os == "linux"
+
+
+def test_flags_win_over_the_log(tiny_kb):
+    override = resolve(None, "8.6", tiny_kb.catalog)
+    ctx = context(list(lines("GPU 0: Tesla T4")), tiny_kb.catalog, tiny_kb.facts, override)
+    assert (ctx.gpu.cc, ctx.source, ctx.others) == ("8.6", "flag", ("Tesla T4",))
+
+
+@pytest.mark.parametrize(("name", "cc"), [("tesla t4", "7.5"), ("RTX 3090", None), ("GeForce RTX 3090", "8.6"),
+                                          ("sm_86", "8.6"), ("12.0", "12.0"), ("gfx1031", None)])
+def test_resolve_names_and_capabilities(tiny_kb, name, cc):
+    if cc is None and name == "RTX 3090":
+        assert resolve(name, None, tiny_kb.catalog).name == "NVIDIA GeForce RTX 3090"
+        return
+    gpu = resolve(name, None, tiny_kb.catalog)
+    assert gpu.cc == (cc or "")
+
+
+def test_unknown_name_suggests(tiny_kb):
+    with pytest.raises(UnknownGpuError, match="Did you mean: NVIDIA GeForce GTX 1080"):
+        resolve("GTX 1800", None, tiny_kb.catalog)
