@@ -44,6 +44,7 @@ class Catalog:
     arch_facts: dict[str, dict[str, Any]]
     gfx_facts: dict[str, dict[str, Any]]
     _by_key: dict[str, Gpu] = field(default_factory=dict)
+    _first_words: set[str] = field(default_factory=set)
 
     @classmethod
     def from_data(cls, gpus: list[dict[str, Any]], archs: list[dict[str, Any]], gfxs: list[dict[str, Any]]) -> "Catalog":
@@ -70,19 +71,23 @@ class Catalog:
     def mentions(self, text: str) -> list[tuple[Gpu, str, int]]:
         """Every catalog GPU named in `text`, with the spelling and the offset.
 
-        Word n-grams looked up in a dict, longest first: linear in the text, where one
-        regex alternation of every spelling would test hundreds of branches per character.
+        Word n-grams looked up in a dict, longest first, starting only at words that begin
+        some catalog spelling: linear in the text, where one regex alternation of every
+        spelling would test hundreds of branches per character.
         """
-        words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+        if not self._first_words:
+            self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
+        words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
         out, i = [], 0
         while i < len(words):
-            for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
-                spelling = text[words[i][1]: words[i + n - 1][2]]
-                gpu = self._by_key.get(_norm(spelling)) if len(spelling) >= 4 else None
-                if gpu is not None:
-                    out.append((gpu, spelling, words[i][1]))
-                    i += n - 1
-                    break
+            if words[i][0] in self._first_words:
+                for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
+                    key = " ".join(w for w, _s, _e in words[i: i + n])
+                    gpu = self._by_key.get(key) if len(key) >= 4 else None
+                    if gpu is not None:
+                        out.append((gpu, text[words[i][1]: words[i + n - 1][2]], words[i][1]))
+                        i += n - 1
+                        break
             i += 1
         return out
 

@@ -18,6 +18,7 @@ import regex
 from cudalogs.catalog import Catalog
 from cudalogs.errors import UnknownGpuError
 from cudalogs.model import Gpu, GpuContext, Line
+from cudalogs.signatures import required_literal
 
 _CC_TEXT = re.compile(r"^(?:sm_?|compute_)?(\d{1,3})(?:\.(\d))?$", re.IGNORECASE)
 _GFX_TEXT = re.compile(r"^gfx[0-9a-f]{3,4}$", re.IGNORECASE)
@@ -28,14 +29,15 @@ _MENTION_STRENGTH = 1
 class LogFacts:
     """Compiled patterns from data/log_facts.toml."""
 
-    gpu: tuple[tuple["regex.Pattern[str]", int, str], ...]
+    gpu: tuple[tuple["regex.Pattern[str]", int, str, str], ...]  # pattern, strength, format, literal
     versions: tuple[tuple[str, "regex.Pattern[str]"], ...]
     os: tuple[tuple[str, "regex.Pattern[str]"], ...]
 
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
         return cls(
-            gpu=tuple((regex.compile(g["pattern"]), int(g.get("strength", 3)), g.get("format", "")) for g in raw.get("gpu", [])),
+            gpu=tuple((regex.compile(g["pattern"]), int(g.get("strength", 3)), g.get("format", ""), required_literal(g["pattern"]))
+                      for g in raw.get("gpu", [])),
             versions=tuple((v["name"], regex.compile(v["pattern"])) for v in raw.get("version", [])),
             os=tuple((o["name"], regex.compile(o["pattern"])) for o in raw.get("os", [])),
         )
@@ -96,7 +98,10 @@ def _sightings(lines: Sequence[Line], catalog: Catalog, facts: LogFacts) -> list
     out: list[_Sighting] = []
     for line in lines:
         found = False
-        for pattern, strength, _fmt in facts.gpu:
+        lowered = line.text.lower()
+        for pattern, strength, _fmt, literal in facts.gpu:
+            if literal and literal not in lowered:
+                continue
             m = pattern.search(line.text)
             if m:
                 gpu = _gpu_from_match(m.groupdict(), catalog)
@@ -143,9 +148,14 @@ def _merge_best(sightings: list[_Sighting], catalog: Catalog) -> _Sighting:
     return best
 
 
+_VERSION_LINE = re.compile(r"(?i)version|torch|cuda|driver|vllm|build|kobold|llamafile")
+
+
 def _versions(lines: Sequence[Line], facts: LogFacts) -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
     for line in lines:
+        if not _VERSION_LINE.search(line.text):
+            continue
         for name, pattern in facts.versions:
             if name not in found:
                 m = pattern.search(line.text)

@@ -9,6 +9,7 @@ substring test first, and the regex only runs on lines that contain it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -78,11 +79,11 @@ def required_literal(pattern: str) -> str:
 
 def scan(lines: Sequence[Line], compiled: Iterable[CompiledSignature], timeouts: list[str] | None = None) -> list[Hit]:
     """Every signature hit in the lines, de-duplicated by (entry, fields), in line order."""
-    lowered = [line.text.lower() for line in lines]
+    finder = _LiteralFinder(lines)
     hits: list[Hit] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     for sig in compiled:
-        for start in _candidate_starts(sig, lowered):
+        for start in _candidate_starts(sig, finder):
             text = "\n".join(line.text for line in lines[start: start + sig.window]) if sig.window > 1 else lines[start].text
             try:
                 m = sig.pattern.search(text, timeout=MATCH_TIMEOUT_S)
@@ -103,11 +104,33 @@ def scan(lines: Sequence[Line], compiled: Iterable[CompiledSignature], timeouts:
     return hits
 
 
-def _candidate_starts(sig: CompiledSignature, lowered: Sequence[str]) -> Iterable[int]:
+class _LiteralFinder:
+    """Finds the lines containing a lowercase literal with one C-level scan of the whole text."""
+
+    def __init__(self, lines: Sequence[Line]) -> None:
+        self.count = len(lines)
+        self.text = "\n".join(line.text for line in lines).lower()
+        self.starts, pos = [], 0
+        for line in lines:
+            self.starts.append(pos)
+            pos += len(line.text) + 1
+
+    def lines_with(self, literal: str) -> list[int]:
+        found: list[int] = []
+        pos = self.text.find(literal)
+        while pos != -1:
+            index = bisect.bisect_right(self.starts, pos) - 1
+            found.append(index)
+            next_start = self.starts[index + 1] if index + 1 < self.count else len(self.text)
+            pos = self.text.find(literal, next_start)
+        return found
+
+
+def _candidate_starts(sig: CompiledSignature, finder: _LiteralFinder) -> Iterable[int]:
     """Line indexes worth trying: those containing the literal (and, for windows, the lines before)."""
     if not sig.literal:
-        return range(len(lowered))
-    found = [i for i, text in enumerate(lowered) if sig.literal in text]
+        return range(finder.count)
+    found = finder.lines_with(sig.literal)
     if sig.window == 1:
         return found
     starts: set[int] = set()
