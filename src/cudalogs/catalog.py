@@ -7,7 +7,6 @@ drivers add or drop ("NVIDIA GeForce RTX 3090" vs "GeForce RTX 3090").
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -92,6 +91,8 @@ class Catalog:
         return out
 
     def suggest(self, name: str, n: int = 3) -> list[str]:
+        import difflib  # only on the error path
+
         keys = difflib.get_close_matches(_strip_prefixes(_norm(name)), list(self._by_key), n=n * 3, cutoff=0.6)
         names: list[str] = []
         for key in keys:

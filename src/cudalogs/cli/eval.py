@@ -9,8 +9,6 @@ from typing import Annotated
 import typer
 
 from cudalogs.cli.options import FormatOpt, OutputFormat, errors_as_messages, write
-from cudalogs.evaluate import read_cases, score, table
-from cudalogs.pipeline import explain
 
 
 def eval_corpus(
@@ -21,6 +19,9 @@ def eval_corpus(
 
     Example: cudalogs eval data/corpus/test.jsonl
     """
+    from cudalogs.evaluate import read_cases, score, table
+    from cudalogs.pipeline import explain
+
     with errors_as_messages():
         cases = read_cases(corpus)
         summary = score(cases, lambda log: explain(log).to_dict()).summary()

@@ -7,10 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cudalogs import gpu_report
 from cudalogs.cli.options import FormatOpt, OutputFormat, errors_as_messages, write
-from cudalogs.gpu import resolve
-from cudalogs.knowledge import load_kb
 
 
 def gpu(
@@ -21,6 +18,10 @@ def gpu(
 
     Example: cudalogs gpu "Tesla T4"
     """
+    from cudalogs import gpu_report
+    from cudalogs.gpu import resolve
+    from cudalogs.knowledge import load_kb
+
     with errors_as_messages():
         kb = load_kb()
         found = resolve(name, None, kb.catalog)

@@ -8,10 +8,10 @@ from typing import Annotated, Optional
 import typer
 
 from cudalogs.cli.options import EXIT_ERROR, FormatOpt, OutputFormat, errors_as_messages, fail, write
-from cudalogs.kb import bundle as kb_bundle
-from cudalogs.kb.check import validate_tree
 from cudalogs.kb.load import default_data_dir, default_kb_dir
-from cudalogs.knowledge import load_kb
+
+# NOTE: library modules are imported inside the commands: every `cudalogs` start pays for the
+# imports at the top of every command module, and `explain` must start fast.
 
 app = typer.Typer(help="Validate, build and read the knowledge base.", no_args_is_help=True)
 KbDirOpt = Annotated[Optional[Path], typer.Option("--kb", help="The kb/ folder (default: the checkout's).")]
@@ -24,6 +24,8 @@ def validate(kb: KbDirOpt = None, data: DataDirOpt = None) -> None:
 
     Example: cudalogs kb validate
     """
+    from cudalogs.kb.check import validate_tree
+
     kb_dir, data_dir = kb or default_kb_dir(), data or default_data_dir()
     if not (kb_dir / "taxonomy.toml").exists():
         raise fail(f"{kb_dir}: no taxonomy.toml here", "run from a checkout, or pass --kb PATH/kb")
@@ -44,6 +46,9 @@ def build(kb: KbDirOpt = None, data: DataDirOpt = None,
 
     Example: cudalogs kb build
     """
+    from cudalogs.kb import bundle as kb_bundle
+    from cudalogs.kb.check import validate_tree
+
     kb_dir, data_dir = kb or default_kb_dir(), data or default_data_dir()
     result = validate_tree(kb_dir, data_dir)
     if result.bundle is None:
@@ -71,6 +76,8 @@ def show(entry_id: Annotated[str, typer.Argument(help="The entry id, e.g. ggml-n
 
     Example: cudalogs kb show ggml-no-device-code
     """
+    from cudalogs.knowledge import load_kb
+
     with errors_as_messages():
         knowledge = load_kb()
     entry = knowledge.by_id.get(entry_id)
@@ -88,6 +95,8 @@ def list_entries(cls: Annotated[Optional[str], typer.Option("--class", help="Onl
 
     Example: cudalogs kb list --class arch-not-compiled
     """
+    from cudalogs.knowledge import load_kb
+
     with errors_as_messages():
         knowledge = load_kb()
     if cls and cls not in knowledge.taxonomy:

@@ -9,7 +9,6 @@ from typing import Annotated, Optional
 import typer
 
 from cudalogs.cli.options import EXIT_FOUND, EXIT_NOT_FOUND, FormatOpt, GpuOpt, OutputFormat, errors_as_messages, write
-from cudalogs.search import search as run_search
 
 
 def search(
@@ -23,6 +22,8 @@ def search(
 
     Example: cudalogs search "bf16 v100"   or   cudalogs search "flash attention" --gpu "Tesla T4"
     """
+    from cudalogs.search import search as run_search
+
     with errors_as_messages():
         results = run_search(query, gpu=gpu, cls=cls, limit=limit)
     if format is OutputFormat.json:
