@@ -60,3 +60,10 @@ def test_mask_makes_two_logs_of_one_fault_alike():
     a = mask("Tried to allocate 2.00 GiB (GPU 0; 14.75 GiB total) at 0x7f3a2c")
     b = mask("Tried to allocate 512.00 MiB (GPU 1; 23.65 GiB total) at 0x55d1")
     assert a == b
+
+
+def test_a_huge_line_without_newlines_does_not_grow_memory():
+    stream = io.BytesIO(b"x" * 5_000_000 + b"\nnext\n")
+    stats = Stats()
+    out = texts(stream, limits=Limits(chunk_bytes=65536, max_line_chars=1000), stats=stats)
+    assert out == [(1, "x" * 1000), (2, "next")]

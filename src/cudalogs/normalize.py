@@ -122,6 +122,10 @@ def _texts(source: str | bytes | BinaryIO, limits: Limits, stats: Stats) -> Iter
         if cut >= 0:
             yield pending[: cut + 1]
             pending = pending[cut + 1:]
+        elif len(pending) > limits.max_line_chars:
+            # NOTE: a line longer than the cap (a minified blob, a binary-ish dump) must not grow
+            # without bound: keep its start, drop the rest up to the next line break.
+            pending = pending[: limits.max_line_chars + 1]
     yield pending + decoder.decode(b"", final=True)
 
 
