@@ -8,7 +8,7 @@
 from cudalogs.errors import CudalogsError, InputError, KBError, UnknownGpuError
 from cudalogs.knowledge import KnowledgeBase, load_kb
 from cudalogs.model import Diagnosis, Fix, Gpu, GpuContext, Report
-from cudalogs.pipeline import explain
+from cudalogs.pipeline import explain, explain_issue
 
 __all__ = [
     "CudalogsError",
@@ -22,6 +22,7 @@ __all__ = [
     "Report",
     "UnknownGpuError",
     "explain",
+    "explain_issue",
     "load_kb",
 ]
 __version__ = "0.1.0"

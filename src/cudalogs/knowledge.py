@@ -7,6 +7,7 @@ build their own from a source tree with `KnowledgeBase.from_bundle(bundle.build(
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ class KnowledgeBase:
     facts: LogFacts
     by_id: dict[str, Entry] = field(default_factory=dict)
     features: list[dict[str, Any]] = field(default_factory=list)
+    _data: dict[str, Any] = field(default_factory=dict, repr=False)
+    _digest: str = ""
     _compiled: list[CompiledSignature] | None = None
     _prefilter: "regex.Pattern[str] | None" = None
 
@@ -41,6 +44,7 @@ class KnowledgeBase:
         kb = cls(entries, data.get("taxonomy", {}), catalog, LogFacts.from_data(data.get("log_facts", {})))
         kb.by_id = {e.id: e for e in entries}
         kb.features = list(data.get("features", []))
+        kb._data = data
         return kb
 
     @property
@@ -50,6 +54,13 @@ class KnowledgeBase:
             self._compiled = compile_entries(self.entries)
         return self._compiled
 
+
+    @property
+    def digest(self) -> str:
+        """A short content hash: names the search database built for this knowledge base."""
+        if not self._digest:
+            self._digest = hashlib.sha256(kb_bundle.dumps(self._data).encode()).hexdigest()[:16]
+        return self._digest
 
     @property
     def prefilter(self) -> "regex.Pattern[str]":

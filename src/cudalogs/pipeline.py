@@ -44,6 +44,14 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message, related=related)
 
 
+def explain_issue(body: str, gpu: str | Gpu | None = None, cc: str | None = None, *,
+                  kb: KnowledgeBase | None = None) -> Report:
+    """explain() for an issue body or chat message: reads its log-like parts (see issue.py)."""
+    from cudalogs.issue import log_parts
+
+    return explain(log_parts(body), gpu, cc, kb=kb)
+
+
 @functools.lru_cache(maxsize=1)
 def _model() -> classifier.Model | None:
     return classifier.load()

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from cudalogs import fixes
 from cudalogs import gpu as gpu_context
-from cudalogs.kb import bundle as kb_bundle
 from cudalogs.kb import index
 from cudalogs.knowledge import KnowledgeBase, load_kb
 from cudalogs.model import Fix, GpuContext
@@ -44,11 +43,11 @@ def fts_query(text: str) -> str:
     return " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
 
 
-def database(kb_path: Path | None = None, db_path: Path | None = None, kb: KnowledgeBase | None = None) -> Path:
-    """The database for the shipped bundle, built on first use."""
-    path = db_path or index.cached_path(kb_path or kb_bundle.BUNDLE_PATH)
+def database(kb: KnowledgeBase, db_path: Path | None = None) -> Path:
+    """The database for this knowledge base, built on first use."""
+    path = db_path or index.cached_path(kb.digest)
     if not path.exists():
-        index.build(kb or load_kb(kb_path), path)
+        index.build(kb, path)
     return path
 
 
@@ -60,7 +59,7 @@ def search(query: str, gpu: str | None = None, cls: str | None = None, limit: in
     if not match:
         return []
     ctx = GpuContext(gpu_context.resolve(gpu, None, kb.catalog), "flag") if gpu else None
-    rows = _query(database(db_path=db_path, kb=kb), match, cls, limit * 4 if ctx else limit)
+    rows = _query(database(kb, db_path), match, cls, limit * 4 if ctx else limit)
     results = []
     for entry_id, rank, snippet in rows:
         entry = kb.by_id.get(entry_id)

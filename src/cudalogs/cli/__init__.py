@@ -9,6 +9,7 @@ from cudalogs.cli import explain as explain_cmd
 from cudalogs.cli import gpu as gpu_cmd
 from cudalogs.cli import kb as kb_cmd
 from cudalogs.cli import search as search_cmd
+from cudalogs.cli import serve as serve_cmd
 
 app = typer.Typer(
     name="cudalogs",
@@ -20,6 +21,7 @@ app = typer.Typer(
 app.command(name="explain")(explain_cmd.explain)
 app.command(name="search")(search_cmd.search)
 app.command(name="gpu")(gpu_cmd.gpu)
+app.command(name="serve")(serve_cmd.serve)
 app.command(name="eval")(eval_cmd.eval_corpus)
 app.add_typer(kb_cmd.app, name="kb")
 

@@ -21,6 +21,7 @@ def explain(
     cc: CcOpt = None,
     format: FormatOpt = OutputFormat.text,
     color: Annotated[bool | None, typer.Option("--color/--no-color", help="Colour the text report (default: when stdout is a terminal).")] = None,
+    issue: Annotated[bool, typer.Option("--issue", help="The input is an issue body or chat message (Markdown): read its code blocks.")] = False,
 ) -> None:
     """Explain a GPU error log for your GPU.
 
@@ -31,7 +32,12 @@ def explain(
     with errors_as_messages():
         stream = _open(file)
         try:
-            report = run_explain(_with_progress(stream), gpu=gpu, cc=cc)
+            if issue:
+                from cudalogs.pipeline import explain_issue
+
+                report = explain_issue(stream.read().decode("utf-8", "replace"), gpu=gpu, cc=cc)
+            else:
+                report = run_explain(_with_progress(stream), gpu=gpu, cc=cc)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()

@@ -9,7 +9,6 @@ Queries use the stdlib sqlite3 (fast to import); only building needs sqlite-util
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -80,7 +79,7 @@ def build(kb: KnowledgeBase, path: Path) -> Path:
     """Write the database at `path` (replacing it)."""
     import sqlite_utils
 
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")  # concurrent first searches must not collide
     if tmp.exists():
         tmp.unlink()
     db = sqlite_utils.Database(tmp)
@@ -123,9 +122,8 @@ def _fix_rows(kb: KnowledgeBase) -> list[dict[str, Any]]:
     return rows
 
 
-def cached_path(bundle_path: Path) -> Path:
-    """Where the database for this exact bundle lives: a user cache dir, keyed by the bundle's hash."""
-    digest = hashlib.sha256(bundle_path.read_bytes()).hexdigest()[:16]
+def cached_path(digest: str) -> Path:
+    """Where the database for this exact knowledge base lives: a user cache dir, keyed by its hash."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cudalogs"
     try:
         base.mkdir(parents=True, exist_ok=True)

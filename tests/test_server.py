@@ -1,0 +1,105 @@
+"""The HTTP API, started for real on loopback: every endpoint, the limits, no stack traces."""
+
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+uvicorn = pytest.importorskip("uvicorn")
+from cudalogs.server import ServerLimits, create_app  # noqa: E402
+
+P104_LINE = ("vec_dot_q8_0_q8_1_impl has no device code compatible with CUDA arch 610. "
+             "ggml-cuda.cu was compiled for: 500,600,700,750,800,900\n")
+
+
+@pytest.fixture(scope="module")
+def base_url(tiny_kb, tmp_path_factory):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = create_app(tiny_kb, ServerLimits(max_body_bytes=64 * 1024, time_budget_s=5))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(100):
+        if server.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=5)
+
+
+def call(url, data=None, content_type="application/json"):
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": content_type} if data is not None else {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def post(base_url, payload):
+    status, body = call(f"{base_url}/v1/explain", json.dumps(payload).encode())
+    return status, json.loads(body)
+
+
+def test_explain_a_log(base_url):
+    status, doc = post(base_url, {"log": P104_LINE, "cc": "6.1"})
+    assert status == 200
+    assert doc["report"]["diagnoses"][0]["class"] == "arch-not-compiled"
+    assert doc["markdown"].startswith("### cudalogs diagnosis")
+
+
+def test_explain_an_issue_body(base_url):
+    status, doc = post(base_url, {"issue_body": "### Bug\nIt fails:\n```\n" + P104_LINE + "```\n", "gpu": "GeForce GTX 1080"})
+    assert status == 200
+    assert doc["report"]["gpu"]["compute_capability"] == "6.1"
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "message"),
+    [
+        (b"", 400, "empty body"),
+        (b"{not json", 400, "body is not JSON"),
+        (b"[1, 2]", 400, "body must be a JSON object"),
+        (b"\xff\xfe\x00", 400, "not UTF-8"),
+        (json.dumps({"log": "x", "issue_body": "y"}).encode(), 422, "exactly one of"),
+        (json.dumps({"log": 5}).encode(), 422, "log"),
+        (json.dumps({"log": "a\u0000b"}).encode(), 400, "NUL bytes"),
+        (json.dumps({"log": "x", "gpu": "GTX 9999 Ultra"}).encode(), 422, "unknown GPU"),
+        (json.dumps({"log": "x" * 100_000}).encode(), 413, "request body over 65536 bytes"),
+    ],
+)
+def test_bad_requests_get_a_clear_4xx(base_url, data, status, message):
+    got, body = call(f"{base_url}/v1/explain", data)
+    assert got == status
+    doc = json.loads(body)
+    assert message in doc["error"]
+    assert "Traceback" not in body.decode()
+
+
+def test_the_server_keeps_serving_after_bad_input(base_url):
+    call(f"{base_url}/v1/explain", b"\x00" * 100)
+    assert call(f"{base_url}/healthz") == (200, b'{"status":"ok","entries":1}')
+
+
+def test_search_entries_gpus(base_url):
+    status, body = call(f"{base_url}/v1/search?q=no+device+code")
+    assert status == 200 and json.loads(body)[0]["id"] == "ggml-no-device-code"
+    status, body = call(f"{base_url}/v1/entries/ggml-no-device-code")
+    assert status == 200 and json.loads(body)["class"] == "arch-not-compiled"
+    assert call(f"{base_url}/v1/entries/nope")[0] == 404
+    status, body = call(f"{base_url}/v1/gpus/Tesla%20T4")
+    assert status == 200 and json.loads(body)["compute_capability"] == "7.5"
+
+
+def test_openapi_and_page(base_url):
+    status, body = call(f"{base_url}/openapi.json")
+    assert status == 200 and "/v1/explain" in json.loads(body)["paths"]
+    status, body = call(f"{base_url}/")
+    assert status == 200 and b"<textarea" in body
