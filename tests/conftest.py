@@ -62,3 +62,28 @@ def source_bundle() -> dict:
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+@pytest.fixture(scope="module")
+def base_url(tiny_kb):
+    """A real cudalogs server on a free loopback port, serving the tiny KB."""
+    import threading
+    import time
+
+    uvicorn = pytest.importorskip("uvicorn")
+    from cudalogs.server import ServerLimits, create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = create_app(tiny_kb, ServerLimits(max_body_bytes=64 * 1024, time_budget_s=5))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if server.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=5)

@@ -1,37 +1,15 @@
 """The HTTP API, started for real on loopback: every endpoint, the limits, no stack traces."""
 
 import json
-import socket
-import threading
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-uvicorn = pytest.importorskip("uvicorn")
-from cudalogs.server import ServerLimits, create_app  # noqa: E402
+pytest.importorskip("uvicorn")
 
 P104_LINE = ("vec_dot_q8_0_q8_1_impl has no device code compatible with CUDA arch 610. "
              "ggml-cuda.cu was compiled for: 500,600,700,750,800,900\n")
-
-
-@pytest.fixture(scope="module")
-def base_url(tiny_kb, tmp_path_factory):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = create_app(tiny_kb, ServerLimits(max_body_bytes=64 * 1024, time_budget_s=5))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(100):
-        if server.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=5)
 
 
 def call(url, data=None, content_type="application/json"):
