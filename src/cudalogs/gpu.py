@@ -36,7 +36,8 @@ class LogFacts:
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
         return cls(
-            gpu=tuple((regex.compile(g["pattern"]), int(g.get("strength", 3)), g.get("format", ""), required_literal(g["pattern"]))
+            gpu=tuple((regex.compile(g["pattern"]), int(g.get("strength", 3)), g.get("format", ""),
+                       g["literal"] if "literal" in g else required_literal(g["pattern"]))
                       for g in raw.get("gpu", [])),
             versions=tuple((v["name"], regex.compile(v["pattern"])) for v in raw.get("version", [])),
             os=tuple((o["name"], regex.compile(o["pattern"])) for o in raw.get("os", [])),

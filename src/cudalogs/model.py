@@ -27,6 +27,7 @@ class Signature:
     pattern: str
     name: str = ""
     window: int = 1
+    literal: str | None = None  # precomputed by `kb build` (see signatures.required_literal)
 
 
 @dataclass(frozen=True)

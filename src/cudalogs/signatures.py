@@ -45,7 +45,8 @@ class CompiledSignature:
 
 def compile_entries(entries: Sequence[Entry]) -> list[CompiledSignature]:
     """Prepare every signature once (literal extracted now, regex compiled when first needed)."""
-    return [CompiledSignature(entry.id, i, sig.pattern, sig.window, required_literal(sig.pattern))
+    return [CompiledSignature(entry.id, i, sig.pattern, sig.window,
+                              sig.literal if sig.literal is not None else required_literal(sig.pattern))
             for entry in entries for i, sig in enumerate(entry.signatures)]
 
 

@@ -21,13 +21,21 @@ BUNDLE_FORMAT = 1
 
 def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
     """Read every source file into one plain document (validation is `schema.validate_tree`)."""
+    from cudalogs.signatures import required_literal
+
     entries = []
     for path in entry_files(kb_dir):
         raw = read_toml(path)
+        for sig in raw.get("signatures", []):
+            if isinstance(sig, dict) and isinstance(sig.get("pattern"), str):
+                sig["literal"] = required_literal(sig["pattern"])  # saves parsing every pattern at start-up
         raw["_path"] = path.relative_to(kb_dir.parent).as_posix() if kb_dir.parent in path.parents else str(path)
         entries.append(raw)
     gpus = read_toml(data_dir / "gpus.toml")
     archs = read_toml(data_dir / "archs.toml") if (data_dir / "archs.toml").exists() else {}
+    log_facts = read_toml(data_dir / "log_facts.toml")
+    for pattern in log_facts.get("gpu", []):
+        pattern["literal"] = required_literal(pattern["pattern"])
     return {
         "format": BUNDLE_FORMAT,
         "taxonomy": read_taxonomy(kb_dir),
@@ -35,7 +43,7 @@ def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
         "gpus": gpus.get("gpu", []),
         "archs": archs.get("arch", []),
         "gfx": archs.get("gfx", []),
-        "log_facts": read_toml(data_dir / "log_facts.toml"),
+        "log_facts": log_facts,
         "features": read_toml(data_dir / "features.toml").get("feature", []) if (data_dir / "features.toml").exists() else [],
     }
 

@@ -58,7 +58,8 @@ def entry_from_dict(raw: dict[str, Any], path: str = "") -> Entry:
         status=raw["status"],
         family=raw["family"],
         root_cause=raw["root_cause"].strip(),
-        signatures=tuple(Signature(s["pattern"], s.get("name", ""), int(s.get("window", 1))) for s in raw["signatures"]),
+        signatures=tuple(Signature(s["pattern"], s.get("name", ""), int(s.get("window", 1)), s.get("literal"))
+                         for s in raw["signatures"]),
         fixes=tuple(_fix(f) for f in raw.get("fixes", [])),
         references=tuple(raw.get("references", [])),
         examples=tuple(_example(e) for e in raw.get("examples", [])),
