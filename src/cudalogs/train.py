@@ -73,7 +73,7 @@ def fit(cases: list[Case], c: float = 10.0) -> tuple[Any, Any]:
 
     ordered = sorted(cases, key=lambda k: (k.cls, k.source, k.text))
     texts = [to_text(k.text) for k in ordered]
-    vectorizer = TfidfVectorizer(analyzer=analyze, sublinear_tf=True, min_df=1, dtype=float)
+    vectorizer = TfidfVectorizer(analyzer=analyze, sublinear_tf=True, min_df=1)
     matrix = vectorizer.fit_transform(texts)
     model = LogisticRegression(C=c, max_iter=5000)
     model.fit(matrix, [k.cls for k in ordered])

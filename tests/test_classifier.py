@@ -1,0 +1,38 @@
+"""The exported classifier scores exactly like scikit-learn (parity), and reads only the relevant lines."""
+
+import pytest
+
+pytest.importorskip("sklearn")
+
+from cudalogs.classifier import Model, analyze, classifier_text  # noqa: E402
+from cudalogs.model import Line  # noqa: E402
+from cudalogs.train import Case, export, fit, to_text  # noqa: E402
+
+CASES = [
+    Case("RuntimeError: CUDA error: out of memory", "cuda-out-of-memory", "https://a/1", "kb"),
+    Case("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "cuda-out-of-memory", "https://a/2", "kb"),
+    Case("RuntimeError: CUDA error: device-side assert triggered", "device-side-assert", "https://a/3", "kb"),
+    Case("Assertion `t >= 0 && t < n_classes` failed.", "device-side-assert", "https://a/4", "kb"),
+    Case("Loading checkpoint shards: 100%", "none", "https://a/5", "negative"),
+    Case("Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes", "none", "https://a/6", "negative"),
+]
+
+
+def test_exported_scorer_matches_scikit_learn():
+    vectorizer, model = fit(CASES)
+    exported = Model.from_dict(export(vectorizer, model))
+    probes = [c.text for c in CASES] + ["CUDA out of memory on device 1", "an unrelated sentence"]
+    expected = model.predict_proba(vectorizer.transform([to_text(t) for t in probes]))
+    for text, row in zip(probes, expected):
+        got = exported.probabilities(to_text(text))
+        for cls, p in zip(model.classes_, row):
+            assert got[cls] == pytest.approx(p, abs=1e-5), (text, cls)
+
+
+def test_classifier_text_keeps_relevant_lines_masked():
+    lines = [Line(1, "epoch 1 loss 0.3"), Line(2, "RuntimeError: CUDA error: out of memory at 0x7f00")]
+    assert classifier_text(lines) == "RuntimeError: CUDA error: out of memory at <hex>"
+
+
+def test_analyze_gives_words_and_bigrams():
+    assert analyze("CUDA error: <num>") == ["cuda", "error", "<num>", "cuda error", "error <num>"]
