@@ -65,7 +65,7 @@ def _from_entry(entry: Entry, cls: str, p: float, lines: Sequence[Line], ctx: Gp
     env = fixes.environment(ctx, {})
     reading = rank.read_entry(entry, env, None)
     evidence = tuple(Evidence(line.no, line.text.strip()) for line in lines if _ERROR_LINE.search(line.text))[:3]
-    specs = (*(reading.variant.fixes if reading.variant else ()), *entry.fixes)
+    specs = rank.fix_specs(entry, reading)
     return Diagnosis(
         id=entry.id, cls=cls, title=fixes.render(reading.title, env), status=entry.status,
         confidence=round(min(0.95, p * 0.8), 2), evidence=evidence, root_cause=fixes.render(reading.root_cause, env),

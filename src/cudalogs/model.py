@@ -57,6 +57,7 @@ class Variant:
     title: str = ""
     root_cause: str = ""
     fixes: tuple[FixSpec, ...] = ()
+    replace_fixes: bool = False  # the variant's fixes replace the entry's instead of preceding them
 
 
 @dataclass(frozen=True)

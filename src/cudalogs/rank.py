@@ -38,6 +38,13 @@ def read_entry(entry: Entry, env: Mapping[str, Any], log_has: Callable[[str], bo
     return Reading(entry.cls, entry.title, entry.root_cause, None)
 
 
+def fix_specs(entry: Entry, reading: Reading) -> tuple:  # type: ignore[type-arg]
+    """The variant's fixes first, then the entry's (unless the variant replaces them)."""
+    if reading.variant is None:
+        return entry.fixes
+    return reading.variant.fixes if reading.variant.replace_fixes else (*reading.variant.fixes, *entry.fixes)
+
+
 def diagnose(hits: Sequence[Hit], lines: Mapping[int, Line] | Sequence[Line], entries: Mapping[str, Entry],
              ctx: GpuContext, log_has: Callable[[str], bool] | None = None) -> list[Diagnosis]:
     """One diagnosis per class, best first."""
@@ -63,7 +70,7 @@ def _diagnosis(entry: Entry, hits: list[Hit], line_text: Mapping[int, str], ctx:
             fields.setdefault(key, value)
     env = fixes.environment(ctx, fields)
     reading = read_entry(entry, env, log_has)
-    specs = (*(reading.variant.fixes if reading.variant else ()), *entry.fixes)
+    specs = fix_specs(entry, reading)
     score, why = _score(entry, hits, log_has)
     evidence = tuple(Evidence(h.line_no, line_text.get(h.line_no, h.text).strip()) for h in hits[:MAX_EVIDENCE])
     diagnosis = Diagnosis(

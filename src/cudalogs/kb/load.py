@@ -80,7 +80,8 @@ def _fix(raw: dict[str, Any]) -> FixSpec:
 
 def _variant(raw: dict[str, Any]) -> Variant:
     return Variant(when=raw["when"], cls=raw.get("class", ""), title=raw.get("title", "").strip(),
-                   root_cause=raw.get("root_cause", "").strip(), fixes=tuple(_fix(f) for f in raw.get("fixes", [])))
+                   root_cause=raw.get("root_cause", "").strip(), fixes=tuple(_fix(f) for f in raw.get("fixes", [])),
+                   replace_fixes=bool(raw.get("replace_fixes", False)))
 
 
 def _example(raw: dict[str, Any]) -> Example:
