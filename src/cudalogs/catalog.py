@@ -44,6 +44,7 @@ class Catalog:
     gfx_facts: dict[str, dict[str, Any]]
     _by_key: dict[str, Gpu] = field(default_factory=dict)
     _first_words: set[str] = field(default_factory=set)
+    _first_word_re: "re.Pattern[str] | None" = None
 
     @classmethod
     def from_data(cls, gpus: list[dict[str, Any]], archs: list[dict[str, Any]], gfxs: list[dict[str, Any]]) -> "Catalog":
@@ -76,6 +77,10 @@ class Catalog:
         """
         if not self._first_words:
             self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
+            alternation = "|".join(re.escape(w) for w in sorted(self._first_words, key=len, reverse=True))
+            self._first_word_re = re.compile(rf"(?<![\w.+-])(?:{alternation})(?![\w.+-])", re.IGNORECASE)
+        if not self._first_word_re.search(text):  # most log lines name no GPU: skip tokenising them
+            return []
         words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
         out, i = [], 0
         while i < len(words):

@@ -166,7 +166,8 @@ def _versions(lines: Sequence[Line], facts: LogFacts) -> tuple[tuple[str, str], 
 
 
 def _os(lines: Sequence[Line], facts: LogFacts) -> str:
+    text = "\n".join(line.text for line in lines)  # one scan per pattern, not one per line
     for name, pattern in facts.os:
-        if any(pattern.search(line.text) for line in lines):
+        if pattern.search(text):
             return name
     return ""
