@@ -19,10 +19,14 @@ _MAX_WORDS = 7
 _FAMILY_BY_MAJOR = {3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
 
 
+_TRADEMARK = re.compile(r"\((?:tm|r)\)|[™®]")
+_SPACES = re.compile(r"\s+")
+
+
 def _norm(name: str) -> str:
     """Lowercase, single spaces, no trademark signs: the key names are compared by."""
-    name = re.sub(r"\((?:tm|r)\)|[™®]", "", name.lower())
-    return re.sub(r"\s+", " ", name).strip(" \t\"'`")
+    name = _TRADEMARK.sub("", name.lower())
+    return _SPACES.sub(" ", name).strip(" \t\"'`")
 
 
 def _strip_prefixes(key: str) -> str:
@@ -78,8 +82,8 @@ class Catalog:
         if not self._first_words:
             self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
             alternation = "|".join(re.escape(w) for w in sorted(self._first_words, key=len, reverse=True))
-            self._first_word_re = re.compile(rf"(?<![\w.+-])(?:{alternation})(?![\w.+-])", re.IGNORECASE)
-        if not self._first_word_re.search(text):  # most log lines name no GPU: skip tokenising them
+            self._first_word_re = re.compile(rf"(?<![\w.+-])(?:{alternation})(?![\w.+-])")
+        if not self._first_word_re.search(text.lower()):  # most log lines name no GPU: skip tokenising them
             return []
         words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
         out, i = [], 0

@@ -27,8 +27,8 @@ MODEL_FORMAT = 1
 NONE_CLASS = "none"
 _TOKEN = re.compile(r"<\w+>|[a-z_][a-z0-9_]+|[a-z0-9]+")
 # Lines worth classifying: the error, its context and the GPU; progress bars and banners are noise.
-_RELEVANT = re.compile(
-    r"(?i)error|exception|fail|warn|cuda|gpu|capab|kernel|nccl|cublas|cudnn|triton|rocm|hip|flash|bf16|bfloat|fp8|"
+_RELEVANT = re.compile(  # matched against lowercased lines (IGNORECASE alternations are several times slower)
+    r"error|exception|fail|warn|cuda|gpu|capab|kernel|nccl|cublas|cudnn|triton|rocm|hip|flash|bf16|bfloat|fp8|"
     r"memory|driver|nvcc|ptxas|assert|arch|sm_\d|compute|device|support|xformers|bitsandbytes|quant|marlin|ecc|xid|container")
 MAX_LINES = 300
 MAX_CHARS = 20_000
@@ -36,7 +36,7 @@ MAX_CHARS = 20_000
 
 def classifier_text(lines: Sequence[Line]) -> str:
     """The part of a log the classifier reads: relevant lines, masked, bounded in size."""
-    picked = [line.text for line in lines if _RELEVANT.search(line.text)][:MAX_LINES] or [line.text for line in lines[:MAX_LINES]]
+    picked = [line.text for line in lines if _RELEVANT.search(line.text.lower())][:MAX_LINES] or [line.text for line in lines[:MAX_LINES]]
     return mask("\n".join(picked))[:MAX_CHARS]
 
 

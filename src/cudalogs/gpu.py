@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import regex
-
 from cudalogs.catalog import Catalog
 from cudalogs.errors import UnknownGpuError
 from cudalogs.model import Gpu, GpuContext, Line
@@ -25,22 +23,38 @@ _GFX_TEXT = re.compile(r"^gfx[0-9a-f]{3,4}$", re.IGNORECASE)
 _MENTION_STRENGTH = 1
 
 
+@dataclass
+class _LazyPattern:
+    """A log-fact pattern compiled on first use (most never are: their literal is absent)."""
+
+    source: str
+    strength: int
+    literal: str
+    _compiled: "re.Pattern[str] | None" = None
+
+    @property
+    def pattern(self) -> "re.Pattern[str]":
+        if self._compiled is None:
+            self._compiled = re.compile(self.source)
+        return self._compiled
+
+
 @dataclass(frozen=True)
 class LogFacts:
-    """Compiled patterns from data/log_facts.toml."""
+    """Patterns from data/log_facts.toml (project data, so the stdlib `re` is enough here)."""
 
-    gpu: tuple[tuple["regex.Pattern[str]", int, str, str], ...]  # pattern, strength, format, literal
-    versions: tuple[tuple[str, "regex.Pattern[str]"], ...]
-    os: tuple[tuple[str, "regex.Pattern[str]"], ...]
+    gpu: tuple[_LazyPattern, ...]
+    versions: tuple[tuple[str, "re.Pattern[str]"], ...]
+    os: tuple[tuple[str, "re.Pattern[str]"], ...]
 
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
         return cls(
-            gpu=tuple((regex.compile(g["pattern"]), int(g.get("strength", 3)), g.get("format", ""),
-                       g["literal"] if "literal" in g else required_literal(g["pattern"]))
+            gpu=tuple(_LazyPattern(g["pattern"], int(g.get("strength", 3)),
+                                   g["literal"] if "literal" in g else required_literal(g["pattern"]))
                       for g in raw.get("gpu", [])),
-            versions=tuple((v["name"], regex.compile(v["pattern"])) for v in raw.get("version", [])),
-            os=tuple((o["name"], regex.compile(o["pattern"])) for o in raw.get("os", [])),
+            versions=tuple((v["name"], re.compile(v["pattern"])) for v in raw.get("version", [])),
+            os=tuple((o["name"], re.compile(o["pattern"])) for o in raw.get("os", [])),
         )
 
 
@@ -100,14 +114,14 @@ def _sightings(lines: Sequence[Line], catalog: Catalog, facts: LogFacts) -> list
     for line in lines:
         found = False
         lowered = line.text.lower()
-        for pattern, strength, _fmt, literal in facts.gpu:
-            if literal and literal not in lowered:
+        for fact in facts.gpu:
+            if fact.literal and fact.literal not in lowered:
                 continue
-            m = pattern.search(line.text)
+            m = fact.pattern.search(line.text)
             if m:
                 gpu = _gpu_from_match(m.groupdict(), catalog)
                 if gpu is not None:
-                    out.append(_Sighting(gpu, strength, line))
+                    out.append(_Sighting(gpu, fact.strength, line))
                     found = True
         if not found:
             mentioned = catalog.mentions(line.text)
@@ -149,13 +163,13 @@ def _merge_best(sightings: list[_Sighting], catalog: Catalog) -> _Sighting:
     return best
 
 
-_VERSION_LINE = re.compile(r"(?i)version|torch|cuda|driver|vllm|build|kobold|llamafile")
+_VERSION_LINE = re.compile(r"version|torch|cuda|driver|vllm|build|kobold|llamafile")  # on lowercased text
 
 
 def _versions(lines: Sequence[Line], facts: LogFacts) -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
     for line in lines:
-        if not _VERSION_LINE.search(line.text):
+        if not _VERSION_LINE.search(line.text.lower()):
             continue
         for name, pattern in facts.versions:
             if name not in found:

@@ -62,7 +62,9 @@ def clean(text: str) -> str:
     """Remove ANSI escapes and stray control characters from one line."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    return _CONTROL.sub("", text) if _CONTROL.search(text) else text
+    if text.isprintable():  # the common case, checked in C without running a regex
+        return text
+    return _CONTROL.sub("", text)
 
 
 def mask(text: str) -> str:
