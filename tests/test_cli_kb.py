@@ -65,3 +65,16 @@ def test_build_refuses_a_broken_tree_and_writes_nothing(runner, broken_tree, tmp
     assert result.exit_code == 2
     assert not out.exists()
     assert "status: write one of experimental, test, stable" in result.stderr
+
+
+def test_build_can_write_the_search_database(runner, tiny_tree, tmp_path):
+    import sqlite3
+
+    db = tmp_path / "kb.db"
+    result = runner.invoke(app, ["kb", "build", "--kb", str(tiny_tree / "kb"), "--data", str(tiny_tree / "data"),
+                                 "--output", str(tmp_path / "bundle.json"), "--no-model", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("select entries.id from entries_fts join entries on entries.rowid = entries_fts.rowid "
+                            "where entries_fts match 'device' order by bm25(entries_fts)").fetchall()
+    assert rows == [("ggml-no-device-code",)]

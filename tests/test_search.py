@@ -47,3 +47,26 @@ def test_database_has_foreign_keys_and_fts(tiny_kb, db):
         fks = conn.execute("pragma foreign_key_list(fixes)").fetchall()
     assert {"entries", "signatures", "fixes", "examples", "refs", "classes", "gpus", "entries_fts"} <= tables
     assert fks[0][2] == "entries"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected_class"),
+    [
+        ("flash attention turing", "flash-attention-unsupported"),
+        ("no kernel image T4", "arch-not-compiled"),
+        ("bf16 v100", "bf16-unsupported"),
+        ("6700 xt rocm", "rocm-gfx-unsupported"),
+        ("triton shared memory", "triton-shared-memory"),
+        ("CUDA error: no kernel image is available for execution on the device", "arch-not-compiled"),
+    ],
+)
+def test_users_words_find_the_right_kind_of_entry(kb, tmp_path, query, expected_class):
+    assert search(query, kb=kb, db_path=tmp_path / "kb.db")[0].cls == expected_class
+
+
+def test_gpu_filter_on_the_real_kb_keeps_only_entries_that_can_apply(kb, tmp_path):
+    results = search("flash attention", gpu="NVIDIA GeForce RTX 3090", kb=kb, db_path=tmp_path / "kb.db")
+    assert results, "entries with no GPU condition or one that can hold stay"
+    for r in results:
+        for fix in r.fixes:
+            assert "arch < 80" not in fix.title

@@ -41,7 +41,8 @@ def validate(kb: KbDirOpt = None, data: DataDirOpt = None) -> None:
 @app.command()
 def build(kb: KbDirOpt = None, data: DataDirOpt = None,
           output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write the bundle.")] = None,
-          model: Annotated[bool, typer.Option("--model/--no-model", help="Also train the classifier (needs scikit-learn).")] = True) -> None:
+          model: Annotated[bool, typer.Option("--model/--no-model", help="Also train the classifier (needs scikit-learn).")] = True,
+          db: Annotated[Optional[Path], typer.Option("--db", help="Also write the search database here (SQLite, opens in Datasette).")] = None) -> None:
     """Validate, then write the bundle `explain` loads (src/cudalogs/_bundled/kb.json) and train the classifier.
 
     Example: cudalogs kb build
@@ -57,6 +58,11 @@ def build(kb: KbDirOpt = None, data: DataDirOpt = None,
         raise fail("the knowledge base has problems; nothing was written", "fix them, then run `cudalogs kb build` again")
     path = kb_bundle.write(result.bundle, output or kb_bundle.BUNDLE_PATH)
     typer.echo(f"wrote {path} ({result.entries} entries)")
+    if db is not None:
+        from cudalogs.kb import index
+        from cudalogs.knowledge import KnowledgeBase
+
+        typer.echo(f"wrote {index.build(KnowledgeBase.from_bundle(result.bundle), db)}")
     if not model:
         return
     from cudalogs import train
