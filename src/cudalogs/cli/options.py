@@ -40,7 +40,7 @@ def errors_as_messages() -> Iterator[None]:
     try:
         yield
     except UnknownGpuError as exc:
-        raise fail(str(exc), "list known GPUs with: cudalogs kb gpus") from None
+        raise fail(str(exc), "nvidia-smi --query-gpu=name,compute_cap --format=csv prints both") from None
     except InputError as exc:
         raise fail(str(exc)) from None
     except KBError as exc:
