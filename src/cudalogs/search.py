@@ -1,8 +1,10 @@
 """search(): find KB entries from a user's words or a pasted error line, optionally for one GPU.
 
-Ranked by SQLite FTS5's bm25 over the database `kb/index.py` builds (once per bundle,
-in the user's cache directory). Terms are OR-ed: a user's words rarely all appear in
-one entry, and bm25 already ranks entries that match more of them higher.
+Ranked over the database `kb/index.py` builds (once per bundle, in the user's cache
+directory). Terms are OR-ed, since a user's words rarely all appear in one entry, and
+an entry's score is how many of the words it holds plus its FTS5 bm25 squashed into
+0..1: bm25 alone lets a short title full of the common words ("flash attention") beat
+the entry that also holds the distinguishing one ("turing").
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ class SearchResult:
     fixes: tuple[Fix, ...] = ()
 
 
+def query_terms(text: str) -> list[str]:
+    """The words of a query worth matching, in order, once each (stop words dropped unless nothing else is left)."""
+    terms = [t for t in _TERM.findall(text.lower()) if t not in _STOP]
+    return list(dict.fromkeys(terms or _TERM.findall(text.lower())))
+
+
 def fts_query(text: str) -> str:
     """User words -> an FTS5 query: each term quoted (no FTS syntax injection), OR-ed."""
-    terms = [t for t in _TERM.findall(text.lower()) if t not in _STOP]
-    if not terms:
-        terms = _TERM.findall(text.lower())
-    return " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
+    return " OR ".join(f'"{t}"' for t in query_terms(text))
 
 
 def database(kb: KnowledgeBase, db_path: Path | None = None) -> Path:
@@ -55,13 +60,14 @@ def search(query: str, gpu: str | None = None, cls: str | None = None, limit: in
            kb: KnowledgeBase | None = None, db_path: Path | None = None) -> list[SearchResult]:
     """Entries for `query`, best first; with `gpu`, only entries that can apply to it, fixes rendered for it."""
     kb = kb or load_kb()
-    match = fts_query(query)
-    if not match:
+    terms = query_terms(query)
+    if not terms:
         return []
     ctx = GpuContext(gpu_context.resolve(gpu, None, kb.catalog), "flag") if gpu else None
-    rows = _query(database(kb, db_path), match, cls, limit * 4 if ctx else limit)
     results = []
-    for entry_id, rank, snippet in rows:
+    for entry_id, score, snippet in _ranked(database(kb, db_path), terms, cls):
+        if len(results) == limit:
+            break
         entry = kb.by_id.get(entry_id)
         if entry is None or (ctx is not None and not index.holds_for(entry, ctx)):
             continue
@@ -70,20 +76,27 @@ def search(query: str, gpu: str | None = None, cls: str | None = None, limit: in
             env = fixes.environment(ctx, {})
             specs = (*(f for v in entry.variants for f in v.fixes), *entry.fixes)
             rendered = tuple(f for f in fixes.applicable(specs, env) if f.applies)
-        results.append(SearchResult(entry.id, entry.cls, entry.title, entry.status, round(-rank, 3), snippet, rendered))
-    return results[:limit]
+        results.append(SearchResult(entry.id, entry.cls, entry.title, entry.status, score, snippet, rendered))
+    return results
 
 
-def _query(path: Path, match: str, cls: str | None, limit: int) -> list[tuple[str, float, str]]:
+def _ranked(path: Path, terms: list[str], cls: str | None) -> list[tuple[str, float, str]]:
+    """(id, score, snippet) of every entry holding any term, best first (the KB is small: no LIMIT needed)."""
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    sql = (f"select entries.id, bm25(entries_fts, {weights}) as rank, "
+    sql = (f"select entries.id, bm25(entries_fts, {weights}), "
            "snippet(entries_fts, -1, '[', ']', '…', 14) from entries_fts "
            "join entries on entries.rowid = entries_fts.rowid where entries_fts match ?")
-    params: list[object] = [match]
+    params: list[object] = [" OR ".join(f'"{t}"' for t in terms)]
     if cls:
         sql += " and entries.class = ?"
         params.append(cls)
-    sql += " order by rank limit ?"
-    params.append(limit)
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-        return [(r[0], float(r[1]), r[2]) for r in conn.execute(sql, params)]
+        rows = conn.execute(sql, params).fetchall()
+        holders = [{r[0] for r in conn.execute("select rowid from entries_fts where entries_fts match ?", (f'"{t}"',))}
+                   for t in terms] if len(terms) > 1 else []
+        rowids = dict(conn.execute("select id, rowid from entries"))
+    scored = []
+    for entry_id, rank, snippet in rows:
+        words = sum(rowids[entry_id] in h for h in holders) if holders else 1
+        scored.append((entry_id, round(words + -rank / (1 - rank), 3), snippet))
+    return sorted(scored, key=lambda r: -r[1])
