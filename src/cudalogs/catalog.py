@@ -72,6 +72,14 @@ class Catalog:
         found = self.mentions(text)
         return max(found, key=lambda pair: len(pair[1]))[0] if found else None
 
+    def mention_pattern(self) -> "re.Pattern[str]":
+        """Matches (in lowercase text) a word that begins some catalog spelling: where a GPU name can start."""
+        if self._first_word_re is None:
+            self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
+            alternation = "|".join(re.escape(w) for w in sorted(self._first_words, key=len, reverse=True))
+            self._first_word_re = re.compile(rf"(?<![\w.+-])(?:{alternation})(?![\w.+-])")
+        return self._first_word_re
+
     def mentions(self, text: str) -> list[tuple[Gpu, str, int]]:
         """Every catalog GPU named in `text`, with the spelling and the offset.
 
@@ -79,11 +87,7 @@ class Catalog:
         some catalog spelling: linear in the text, where one regex alternation of every
         spelling would test hundreds of branches per character.
         """
-        if not self._first_words:
-            self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
-            alternation = "|".join(re.escape(w) for w in sorted(self._first_words, key=len, reverse=True))
-            self._first_word_re = re.compile(rf"(?<![\w.+-])(?:{alternation})(?![\w.+-])")
-        if not self._first_word_re.search(text.lower()):  # most log lines name no GPU: skip tokenising them
+        if not self.mention_pattern().search(text.lower()):  # most log lines name no GPU: skip tokenising them
             return []
         words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
         out, i = [], 0

@@ -15,8 +15,9 @@ from typing import Any
 
 from cudalogs.catalog import Catalog
 from cudalogs.errors import UnknownGpuError
+from cudalogs.logtext import LogText
 from cudalogs.model import Gpu, GpuContext, Line
-from cudalogs.signatures import required_literal
+from cudalogs.signatures import branch_literals, required_literal
 
 _CC_TEXT = re.compile(r"^(?:sm_?|compute_)?(\d{1,3})(?:\.(\d))?$", re.IGNORECASE)
 _GFX_TEXT = re.compile(r"^gfx[0-9a-f]{3,4}$", re.IGNORECASE)
@@ -45,7 +46,7 @@ class LogFacts:
 
     gpu: tuple[_LazyPattern, ...]
     versions: tuple[tuple[str, "re.Pattern[str]"], ...]
-    os: tuple[tuple[str, "re.Pattern[str]"], ...]
+    os: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]  # name, pattern, any-of literal prefilter
 
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
@@ -54,7 +55,7 @@ class LogFacts:
                                    g["literal"] if "literal" in g else required_literal(g["pattern"]))
                       for g in raw.get("gpu", [])),
             versions=tuple((v["name"], re.compile(v["pattern"])) for v in raw.get("version", [])),
-            os=tuple((o["name"], re.compile(o["pattern"])) for o in raw.get("os", [])),
+            os=tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw.get("os", [])),
         )
 
 
@@ -94,11 +95,13 @@ def _cc_from_match(m: re.Match[str]) -> str:
     return f"{digits[:-1]}.{digits[-1]}" if len(digits) > 1 else f"{digits}.0"
 
 
-def context(lines: Sequence[Line], catalog: Catalog, facts: LogFacts, override: Gpu | None = None) -> GpuContext:
+def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
+            override: Gpu | None = None) -> GpuContext:
     """The GPU context for a report: --gpu wins; else the strongest sighting in the log."""
-    sightings = _sightings(lines, catalog, facts)
-    versions = _versions(lines, facts)
-    os_name = _os(lines, facts)
+    log = LogText.of(lines)
+    sightings = _sightings(log, catalog, facts)
+    versions = _versions(log, facts)
+    os_name = _os(log, facts)
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
         return GpuContext(override, "flag", None, "", tuple(o for o in others if o != override.name), versions, os_name)
@@ -109,25 +112,20 @@ def context(lines: Sequence[Line], catalog: Catalog, facts: LogFacts, override: 
                       tuple(o for o in others if o != best.gpu.name), versions, os_name)
 
 
-def _sightings(lines: Sequence[Line], catalog: Catalog, facts: LogFacts) -> list[_Sighting]:
-    out: list[_Sighting] = []
-    for line in lines:
-        found = False
-        lowered = line.text.lower()
-        for fact in facts.gpu:
-            if fact.literal and fact.literal not in lowered:
-                continue
-            m = fact.pattern.search(line.text)
-            if m:
-                gpu = _gpu_from_match(m.groupdict(), catalog)
-                if gpu is not None:
-                    out.append(_Sighting(gpu, fact.strength, line))
-                    found = True
-        if not found:
-            mentioned = catalog.mentions(line.text)
-            if len({g.name for g, _s, _o in mentioned}) == 1:  # a list of several models is not a sighting
-                out.append(_Sighting(mentioned[0][0], _MENTION_STRENGTH, line))
-    return out
+def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sighting]:
+    """Sightings in line order: a device's report of itself, else a line naming exactly one catalog GPU."""
+    by_line: dict[int, list[_Sighting]] = {}
+    for fact in facts.gpu:
+        for i in log.lines_with(fact.literal) if fact.literal else range(len(log)):
+            m = fact.pattern.search(log.lines[i].text)
+            gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
+            if gpu is not None:
+                by_line.setdefault(i, []).append(_Sighting(gpu, fact.strength, log.lines[i]))
+    for i in log.lines_matching(catalog.mention_pattern()) - by_line.keys():
+        mentioned = catalog.mentions(log.lines[i].text)
+        if len({g.name for g, _s, _o in mentioned}) == 1:  # a list of several models is not a sighting
+            by_line[i] = [_Sighting(mentioned[0][0], _MENTION_STRENGTH, log.lines[i])]
+    return [s for i in sorted(by_line) for s in by_line[i]]
 
 
 def _gpu_from_match(groups: dict[str, str | None], catalog: Catalog) -> Gpu | None:
@@ -166,22 +164,21 @@ def _merge_best(sightings: list[_Sighting], catalog: Catalog) -> _Sighting:
 _VERSION_LINE = re.compile(r"version|torch|cuda|driver|vllm|build|kobold|llamafile")  # on lowercased text
 
 
-def _versions(lines: Sequence[Line], facts: LogFacts) -> tuple[tuple[str, str], ...]:
+def _versions(log: LogText, facts: LogFacts) -> tuple[tuple[str, str], ...]:
     found: dict[str, str] = {}
-    for line in lines:
-        if not _VERSION_LINE.search(line.text.lower()):
-            continue
+    for i in sorted(log.lines_matching(_VERSION_LINE)):
         for name, pattern in facts.versions:
             if name not in found:
-                m = pattern.search(line.text)
+                m = pattern.search(log.lines[i].text)
                 if m:
                     found[name] = m.group("v")
     return tuple(sorted(found.items()))
 
 
-def _os(lines: Sequence[Line], facts: LogFacts) -> str:
-    text = "\n".join(line.text for line in lines)  # one scan per pattern, not one per line
-    for name, pattern in facts.os:
-        if pattern.search(text):
+def _os(log: LogText, facts: LogFacts) -> str:
+    for name, pattern, literals in facts.os:
+        if literals and not any(literal in log.lower for literal in literals):
+            continue  # the pattern cannot match: skip a full regex scan of the text
+        if pattern.search(log.text):
             return name
     return ""

@@ -15,6 +15,7 @@ import regex
 from cudalogs import classifier, combine, normalize, rank, signatures
 from cudalogs import gpu as gpu_context
 from cudalogs.knowledge import KnowledgeBase, load_kb
+from cudalogs.logtext import LogText
 from cudalogs.model import Gpu, InputSummary, Line, Report
 
 NO_DIAGNOSIS = "No known GPU error found in this log."
@@ -33,10 +34,11 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     override = gpu if isinstance(gpu, Gpu) else gpu_context.resolve(gpu, cc, kb.catalog)
     stats = normalize.Stats()
     kept = list(_lines_that_matter(normalize.lines(log, limits, stats), kb))
+    text = LogText(kept)
     timeouts: list[str] = []
-    hits = signatures.scan(kept, kb.compiled, timeouts) if mode != "classifier" else []
-    ctx = gpu_context.context(kept, kb.catalog, kb.facts, override)
-    diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(kept))
+    hits = signatures.scan(text, kb.compiled, timeouts) if mode != "classifier" else []
+    ctx = gpu_context.context(text, kb.catalog, kb.facts, override)
+    diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text))
     diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx) if mode != "regex" else (diagnoses, ())
     summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) < stats.lines,
                            tuple(stats.notes + timeouts))
@@ -93,9 +95,8 @@ def _lines_that_matter(lines: Iterable[Line], kb: KnowledgeBase) -> Iterator[Lin
             yield line
 
 
-def _log_has(lines: list[Line]):  # type: ignore[no-untyped-def]
+def _log_has(text: str):  # type: ignore[no-untyped-def]
     """A cached `log_has(pattern)` for context patterns and conditions: searches the kept text."""
-    text = "\n".join(line.text for line in lines)
 
     @functools.lru_cache(maxsize=256)
     def log_has(pattern: str) -> bool:

@@ -9,13 +9,13 @@ substring test first, and the regex only runs on lines that contain it.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import regex
 
+from cudalogs.logtext import LogText
 from cudalogs.model import Entry, Hit, Line
 
 MATCH_TIMEOUT_S = 0.05  # per line and pattern; a pathological line is skipped, not waited on
@@ -53,21 +53,30 @@ def compile_entries(entries: Sequence[Entry]) -> list[CompiledSignature]:
 def required_literal(pattern: str) -> str:
     """The longest run of literal characters every match must contain, lowercased ("" if none).
 
-    Uses the stdlib regex parser on the top-level sequence only: anything inside a
-    group, an alternation or a repeat may be optional, so it is not required.
+    Uses the stdlib regex parser on the top-level sequence, looking inside plain groups
+    (`(?P<message>...)` around a whole message is required too); anything inside an
+    alternation or a repeat may be optional, so it is not required.
     """
     try:
         import re._parser as sre_parse  # type: ignore[import-not-found]
     except ImportError:  # pragma: no cover - Python < 3.11
         import sre_parse  # type: ignore[no-redef]
-    from re._constants import LITERAL  # type: ignore[import-not-found]
+    from re._constants import LITERAL, SUBPATTERN  # type: ignore[import-not-found]
 
     try:
         parsed = sre_parse.parse(pattern)
     except (re.error, OverflowError, RecursionError, TypeError):
         return ""
+
+    def flat(items):  # type: ignore[no-untyped-def]
+        for op, arg in items:
+            if op is SUBPATTERN:
+                yield from flat(arg[3])
+            else:
+                yield op, arg
+
     best, run = "", []
-    for op, arg in parsed:
+    for op, arg in flat(parsed):
         if op is LITERAL:
             run.append(chr(arg))
             continue
@@ -78,9 +87,44 @@ def required_literal(pattern: str) -> str:
     return best.lower() if len(best) >= 4 else ""
 
 
-def scan(lines: Sequence[Line], compiled: Iterable[CompiledSignature], timeouts: list[str] | None = None) -> list[Hit]:
+def branch_literals(pattern: str, min_len: int = 2) -> tuple[str, ...]:
+    """For a top-level alternation, one required lowercase literal per branch; () if any branch has none.
+
+    A prefilter for patterns such as OS hints (`\\bWindows\\b|\\.dll\\b|...`): the pattern can only
+    match where one of these literals occurs, so a text holding none of them is skipped unscanned.
+    """
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - Python < 3.11
+        import sre_parse  # type: ignore[no-redef]
+    from re._constants import BRANCH, LITERAL  # type: ignore[import-not-found]
+
+    try:
+        parsed = sre_parse.parse(pattern)
+    except (re.error, OverflowError, RecursionError, TypeError):
+        return ()
+    items = list(parsed)
+    branches = items[0][1][1] if len(items) == 1 and items[0][0] is BRANCH else [items]
+    out = []
+    for branch in branches:
+        best, run = "", []
+        for op, arg in branch:
+            if op is LITERAL:
+                run.append(chr(arg))
+            else:
+                best, run = max(best, "".join(run), key=len), []
+        best = max(best, "".join(run), key=len).split("\n")[0]
+        if len(best) < min_len:
+            return ()
+        out.append(best.lower())
+    return tuple(out)
+
+
+def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
+         timeouts: list[str] | None = None) -> list[Hit]:
     """Every signature hit in the lines, de-duplicated by (entry, fields), in line order."""
-    finder = _LiteralFinder(lines)
+    finder = LogText.of(log)
+    lines = finder.lines
     hits: list[Hit] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     for sig in compiled:
@@ -105,32 +149,10 @@ def scan(lines: Sequence[Line], compiled: Iterable[CompiledSignature], timeouts:
     return hits
 
 
-class _LiteralFinder:
-    """Finds the lines containing a lowercase literal with one C-level scan of the whole text."""
-
-    def __init__(self, lines: Sequence[Line]) -> None:
-        self.count = len(lines)
-        self.text = "\n".join(line.text for line in lines).lower()
-        self.starts, pos = [], 0
-        for line in lines:
-            self.starts.append(pos)
-            pos += len(line.text) + 1
-
-    def lines_with(self, literal: str) -> list[int]:
-        found: list[int] = []
-        pos = self.text.find(literal)
-        while pos != -1:
-            index = bisect.bisect_right(self.starts, pos) - 1
-            found.append(index)
-            next_start = self.starts[index + 1] if index + 1 < self.count else len(self.text)
-            pos = self.text.find(literal, next_start)
-        return found
-
-
-def _candidate_starts(sig: CompiledSignature, finder: _LiteralFinder) -> Iterable[int]:
+def _candidate_starts(sig: CompiledSignature, finder: LogText) -> Iterable[int]:
     """Line indexes worth trying: those containing the literal (and, for windows, the lines before)."""
     if not sig.literal:
-        return range(finder.count)
+        return range(len(finder))
     found = finder.lines_with(sig.literal)
     if sig.window == 1:
         return found

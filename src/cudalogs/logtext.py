@@ -1,0 +1,55 @@
+"""The kept lines of a log joined once: its text, its lowercase form, and which line an offset is in.
+
+Why: every stage that looks for something in a log (signature literals, GPU sightings, OS
+hints, `log_has` conditions) is fastest as one C-level scan of the whole text rather than
+a Python loop over a thousand lines; building that text once keeps `explain` start-up low.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+from cudalogs.model import Line
+
+
+class LogText:
+    """Lines plus their joined text ("\\n" between lines) and lowercase text, with offset -> line lookups."""
+
+    def __init__(self, lines: Sequence[Line]) -> None:
+        self.lines = lines
+        self.text = "\n".join(line.text for line in lines)
+        self.lower = self.text.lower()
+        self.starts: list[int] = []
+        pos = 0
+        for line in lines:
+            self.starts.append(pos)
+            pos += len(line.text) + 1
+
+    @classmethod
+    def of(cls, lines: "Sequence[Line] | LogText") -> "LogText":
+        return lines if isinstance(lines, LogText) else cls(lines)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def index_at(self, pos: int) -> int:
+        """The index (into `lines`) of the line holding text offset `pos`."""
+        return bisect.bisect_right(self.starts, pos) - 1
+
+    def lines_with(self, literal: str) -> list[int]:
+        """Indexes of the lines whose lowercase text contains `literal` (itself lowercase), in order."""
+        found: list[int] = []
+        pos = self.lower.find(literal)
+        while pos != -1:
+            index = self.index_at(pos)
+            found.append(index)
+            next_start = self.starts[index + 1] if index + 1 < len(self.starts) else len(self.lower)
+            pos = self.lower.find(literal, next_start)
+        return found
+
+    def lines_matching(self, pattern: "re.Pattern[str]") -> set[int]:
+        """Indexes of the lines where `pattern` matches the lowercase text (one scan; matches do not span lines
+        unless the pattern itself crosses a newline)."""
+        return {self.index_at(m.start()) for m in pattern.finditer(self.lower)}

@@ -1,0 +1,36 @@
+"""The shared scanning helpers: one joined text per log, and the literals that let a pattern be skipped."""
+
+from cudalogs.logtext import LogText
+from cudalogs.model import Line
+from cudalogs.signatures import branch_literals, required_literal
+
+
+def _log(*texts: str) -> LogText:
+    return LogText([Line(i + 1, t) for i, t in enumerate(texts)])
+
+
+def test_lines_with_finds_each_line_once_case_insensitively():
+    log = _log("Loading model", "CUDA error: no kernel image", "cuda cuda twice", "done")
+    assert log.lines_with("cuda") == [1, 2]
+
+
+def test_lines_matching_maps_offsets_back_to_lines():
+    import re
+
+    log = _log("a", "torch 2.1", "b", "Driver Version: 535")
+    assert log.lines_matching(re.compile("torch|driver")) == {1, 3}
+    assert log.index_at(len("a\n")) == 1
+
+
+def test_a_message_wrapped_in_a_named_group_still_has_its_literal():
+    assert required_literal(r"(?P<m>CK only supports head dimension at most (?P<limit>\d+))") == (
+        "ck only supports head dimension at most ")
+
+
+def test_an_optional_part_is_never_taken_as_required():
+    assert required_literal(r"(?:no kernel|bad image)?xyz") == ""
+
+
+def test_each_branch_of_an_alternation_gives_its_own_literal():
+    assert branch_literals(r"(?i)\bWindows\b|\.dll\b|[A-Z]:\\") == ("windows", ".dll", ":\\")
+    assert branch_literals(r"Windows|\d+") == ()  # a branch with no literal: no prefilter possible
