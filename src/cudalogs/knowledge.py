@@ -7,7 +7,6 @@ build their own from a source tree with `KnowledgeBase.from_bundle(bundle.build(
 from __future__ import annotations
 
 import functools
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +58,8 @@ class KnowledgeBase:
     def digest(self) -> str:
         """A short content hash: names the search database built for this knowledge base."""
         if not self._digest:
+            import hashlib  # only search and the server need the digest: kept off explain's start-up
+
             self._digest = hashlib.sha256(kb_bundle.dumps(self._data).encode()).hexdigest()[:16]
         return self._digest
 

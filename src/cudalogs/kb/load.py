@@ -6,7 +6,6 @@ Only this module and `bundle.py` touch KB files. Raw dicts are validated by
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,8 @@ def entry_files(kb_dir: Path) -> Iterator[Path]:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Parse one TOML file; a syntax error becomes a KBError naming the file and line."""
+    import tomllib  # here, not at the top: `explain` reads the JSON bundle and never parses TOML
+
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
