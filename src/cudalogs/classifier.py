@@ -55,7 +55,9 @@ class Model:
     intercept: tuple[float, ...]
     threshold: float
     sublinear_tf: bool = True
-    centroids: dict[str, dict[int, float]] = field(default_factory=dict)  # entry id -> mean example vector
+    # term -> ((entry id, weight), ...): each entry's mean example vector, l2-normalised and inverted, so the
+    # cosine with every entry is one pass over the log's own terms (not one dict walk per entry)
+    postings: dict[int, tuple[tuple[str, float], ...]] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Model":
@@ -63,9 +65,14 @@ class Model:
         idf, coef = array("f"), array("f")
         idf.frombytes(base64.b64decode(data["idf"]))
         coef.frombytes(base64.b64decode(data["coef"]))
-        centroids = {eid: {int(i): float(w) for i, w in pairs} for eid, pairs in data.get("centroids", {}).items()}
+        postings: dict[int, list[tuple[str, float]]] = {}
+        for eid, pairs in data.get("centroids", {}).items():
+            norm = math.sqrt(sum(float(w) ** 2 for _i, w in pairs))
+            for i, w in pairs if norm else ():
+                postings.setdefault(int(i), []).append((eid, float(w) / norm))
         return cls(tuple(data["classes"]), {t: i for i, t in enumerate(vocab)}, idf, coef,
-                   tuple(data["intercept"]), float(data["threshold"]), bool(data.get("sublinear_tf", True)), centroids)
+                   tuple(data["intercept"]), float(data["threshold"]), bool(data.get("sublinear_tf", True)),
+                   {i: tuple(p) for i, p in postings.items()})
 
     def vector(self, text: str) -> dict[int, float]:
         """The l2-normalised tf-idf vector, as scikit-learn's TfidfVectorizer computes it."""
@@ -77,6 +84,15 @@ class Model:
         weights = {i: ((1.0 + math.log(c)) if self.sublinear_tf else float(c)) * self.idf[i] for i, c in counts.items()}
         norm = math.sqrt(sum(w * w for w in weights.values()))
         return {i: w / norm for i, w in weights.items()} if norm else {}
+
+    def similarities(self, vector: dict[int, float]) -> dict[str, float]:
+        """Entry id -> cosine between `vector` (unit length, from `vector()`) and the entry's examples' centroid;
+        entries sharing no term with the log are absent (their cosine is 0)."""
+        scores: dict[str, float] = {}
+        for i, w in vector.items():
+            for eid, cw in self.postings.get(i, ()):
+                scores[eid] = scores.get(eid, 0.0) + w * cw
+        return scores
 
     def probabilities(self, text: str) -> dict[str, float]:
         """Class -> probability (softmax of the linear scores)."""

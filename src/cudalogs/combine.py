@@ -8,7 +8,6 @@ may answer on its own, but only above a threshold, and otherwise we say we do no
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -72,12 +71,3 @@ def _from_entry(entry: Entry, cls: str, p: float, lines: Sequence[Line], ctx: Gp
         fixes=tuple(fixes.applicable(specs, env)), references=entry.references,
         why_ranked=f"classifier: p={p:.2f} for {cls}; no signature matched, nearest entry {entry.id}",
     )
-
-
-def cosine(a: Mapping[int, float], b: Mapping[int, float]) -> float:
-    if len(a) > len(b):
-        a, b = b, a
-    dot = sum(w * b.get(i, 0.0) for i, w in a.items())
-    na = math.sqrt(sum(w * w for w in a.values()))
-    nb = math.sqrt(sum(w * w for w in b.values()))
-    return dot / (na * nb) if na and nb else 0.0

@@ -66,7 +66,7 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx):
         return diagnoses, ()
     vector = model.vector(classifier.classifier_text(kept))
     probs = model.probabilities_of(vector)
-    similar = sorted(((combine.cosine(vector, c), eid) for eid, c in model.centroids.items() if eid in kb.by_id), reverse=True)
+    similar = sorted(((score, eid) for eid, score in model.similarities(vector).items() if eid in kb.by_id), reverse=True)
 
     def nearest(cls: str):  # type: ignore[no-untyped-def]
         return next((kb.by_id[eid] for score, eid in similar if kb.by_id[eid].cls == cls and score > 0), None)
