@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 from pathlib import Path
@@ -64,19 +65,16 @@ def runner() -> CliRunner:
     return CliRunner()
 
 
-@pytest.fixture(scope="module")
-def base_url(tiny_kb):
-    """A real cudalogs server on a free loopback port, serving the tiny KB."""
+@contextlib.contextmanager
+def running(app):  # type: ignore[no-untyped-def]
+    """A real uvicorn server for `app` on a free loopback port; yields its base URL."""
     import threading
     import time
 
     uvicorn = pytest.importorskip("uvicorn")
-    from cudalogs.server import ServerLimits, create_app
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    app = create_app(tiny_kb, ServerLimits(max_body_bytes=64 * 1024, time_budget_s=5))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -87,3 +85,13 @@ def base_url(tiny_kb):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def base_url(tiny_kb):
+    """A real cudalogs server on a free loopback port, serving the tiny KB."""
+    pytest.importorskip("uvicorn")
+    from cudalogs.server import ServerLimits, create_app
+
+    with running(create_app(tiny_kb, ServerLimits(max_body_bytes=64 * 1024, time_budget_s=5))) as url:
+        yield url

@@ -6,6 +6,8 @@ import urllib.request
 
 import pytest
 
+from tests.conftest import running
+
 pytest.importorskip("uvicorn")
 
 P104_LINE = ("vec_dot_q8_0_q8_1_impl has no device code compatible with CUDA arch 610. "
@@ -81,3 +83,21 @@ def test_openapi_and_page(base_url):
     assert status == 200 and "/v1/explain" in json.loads(body)["paths"]
     status, body = call(f"{base_url}/")
     assert status == 200 and b"<textarea" in body
+
+
+def test_a_request_over_the_time_budget_gets_504_and_the_server_goes_on(tiny_kb):
+    from cudalogs.server import ServerLimits, create_app
+
+    with running(create_app(tiny_kb, ServerLimits(time_budget_s=1e-9))) as url:
+        status, doc = post(url, {"log": P104_LINE})
+        assert status == 504 and "budget" in doc["error"]
+        assert call(f"{url}/healthz")[0] == 504  # every request has the same budget; the server still answers
+
+
+def test_each_request_writes_one_json_access_log_line(base_url, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="cudalogs.access"):
+        post(base_url, {"log": P104_LINE})
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "cudalogs.access"]
+    assert [(entry["method"], entry["path"], entry["status"]) for entry in lines] == [("POST", "/v1/explain", 200)]

@@ -9,6 +9,7 @@ per request on stderr. Needs the `server` extra: pip install '.[server]'.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import sys
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -34,6 +35,7 @@ log = logging.getLogger("cudalogs.access")
 class ServerLimits:
     max_body_bytes: int = 2 * 1024 * 1024
     time_budget_s: float = 10.0
+    explain_threads: int = 1
 
 
 class ExplainRequest(BaseModel):
@@ -46,25 +48,11 @@ class ExplainRequest(BaseModel):
 def create_app(kb: KnowledgeBase | None = None, limits: ServerLimits = ServerLimits()) -> FastAPI:
     """The ASGI app; `kb` defaults to the shipped knowledge base."""
     app = FastAPI(title="cudalogs", version="1", description="Explain GPU error logs for the user's GPU.")
+    app.add_middleware(_Guard, limits=limits)
     knowledge = kb or load_kb()
-
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Any) -> Any:
-        start = time.perf_counter()
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > limits.max_body_bytes:
-            response: Any = _error(413, f"request body over {limits.max_body_bytes} bytes; send the relevant part of the log")
-        else:
-            try:
-                response = await asyncio.wait_for(call_next(request), timeout=limits.time_budget_s)
-            except asyncio.TimeoutError:
-                response = _error(504, f"took over the {limits.time_budget_s:g} s budget; send a shorter log")
-            except Exception:  # noqa: BLE001 - never a stack trace in a response
-                logging.getLogger("cudalogs").exception("unhandled error")
-                response = _error(500, "internal error")
-        log.info(json.dumps({"method": request.method, "path": request.url.path, "status": response.status_code,
-                             "ms": round((time.perf_counter() - start) * 1000, 1)}))
-        return response
+    # explain is CPU-bound Python: more threads than this only fight over the GIL and stretch every request's
+    # latency; the event loop stays free to take requests, answer /healthz and enforce the time budget.
+    explain_slots = anyio.CapacityLimiter(limits.explain_threads)
 
     @app.exception_handler(CudalogsError)
     async def library_error(_request: Request, exc: CudalogsError) -> JSONResponse:
@@ -77,7 +65,7 @@ def create_app(kb: KnowledgeBase | None = None, limits: ServerLimits = ServerLim
     request_schema = {"requestBody": {"required": True, "content": {"application/json": {"schema": ExplainRequest.model_json_schema()}}}}
 
     @app.post("/v1/explain", openapi_extra=request_schema)
-    async def explain_endpoint(request: Request) -> dict[str, Any]:
+    async def explain_endpoint(request: Request) -> JSONResponse:
         body = await _read_json(request, limits)
         try:
             req = ExplainRequest.model_validate(body)
@@ -88,10 +76,12 @@ def create_app(kb: KnowledgeBase | None = None, limits: ServerLimits = ServerLim
         from cudalogs.pipeline import explain, explain_issue
 
         if req.log is not None:
-            report = await run_in_threadpool(explain, req.log, req.gpu, req.cc, kb=knowledge)
+            work = functools.partial(explain, req.log, req.gpu, req.cc, kb=knowledge)
         else:
-            report = await run_in_threadpool(explain_issue, req.issue_body or "", req.gpu, req.cc, kb=knowledge)
-        return {"report": report.to_dict(), "markdown": render.markdown(report)}
+            work = functools.partial(explain_issue, req.issue_body or "", req.gpu, req.cc, kb=knowledge)
+        report = await anyio.to_thread.run_sync(work, limiter=explain_slots)
+        # a JSONResponse as is: FastAPI's jsonable_encoder walk of the report costs more than explain itself
+        return JSONResponse({"report": report.to_dict(), "markdown": render.markdown(report)})
 
     @app.get("/v1/search")
     def search_endpoint(q: str, gpu: str | None = None, cls: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
@@ -129,6 +119,50 @@ def create_app(kb: KnowledgeBase | None = None, limits: ServerLimits = ServerLim
         return _error(exc.status_code, str(exc.detail))
 
     return app
+
+
+class _Guard:
+    """The limits around every request, as plain ASGI middleware: the body-size cap (413), the time budget
+    (504), a JSON error instead of any traceback (500), and one JSON access-log line.
+
+    Why not `@app.middleware("http")`: Starlette's BaseHTTPMiddleware runs each request in an extra task
+    with a streamed copy of the response, which costs as much as explaining a small log.
+    """
+
+    def __init__(self, app: Any, limits: ServerLimits) -> None:
+        self.app = app
+        self.limits = limits
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        sent = {"status": 0}
+
+        async def send_and_note(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                sent["status"] = message["status"]
+            await send(message)
+
+        length = dict(scope.get("headers") or ()).get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.limits.max_body_bytes:
+            await _error(413, f"request body over {self.limits.max_body_bytes} bytes; send the relevant part of the log")(
+                scope, receive, send_and_note)
+        else:
+            try:
+                async with asyncio.timeout(self.limits.time_budget_s):
+                    await self.app(scope, receive, send_and_note)
+            except TimeoutError:
+                if not sent["status"]:
+                    await _error(504, f"took over the {self.limits.time_budget_s:g} s budget; send a shorter log")(
+                        scope, receive, send_and_note)
+            except Exception:  # noqa: BLE001 - never a stack trace in a response
+                logging.getLogger("cudalogs").exception("unhandled error")
+                if not sent["status"]:
+                    await _error(500, "internal error")(scope, receive, send_and_note)
+        log.info(json.dumps({"method": scope["method"], "path": scope["path"], "status": sent["status"],
+                             "ms": round((time.perf_counter() - start) * 1000, 1)}))
 
 
 async def _read_json(request: Request, limits: ServerLimits) -> dict[str, Any]:
