@@ -37,7 +37,7 @@ def start_server(port: int, workers: int, http: str = "auto", loop: str = "auto"
     cmd = [sys.executable, "-m", "uvicorn", "cudalogs.server:create_app", "--factory", "--host", "127.0.0.1",
            "--port", str(port), "--log-level", "warning", "--no-access-log", "--workers", str(workers),
            "--http", http, "--loop", loop]
-    proc = subprocess.Popen(cmd)
+    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)  # the access log is still written, to nowhere
     for _ in range(200):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1).read()

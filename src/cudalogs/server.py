@@ -49,6 +49,11 @@ def create_app(kb: KnowledgeBase | None = None, limits: ServerLimits = ServerLim
     """The ASGI app; `kb` defaults to the shipped knowledge base."""
     app = FastAPI(title="cudalogs", version="1", description="Explain GPU error logs for the user's GPU.")
     app.add_middleware(_Guard, limits=limits)
+    if not log.handlers:  # here, not in serve(): each uvicorn worker process builds its own app
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
     knowledge = kb or load_kb()
     # explain is CPU-bound Python: more threads than this only fight over the GIL and stretch every request's
     # latency; the event loop stays free to take requests, answer /healthz and enforce the time budget.
@@ -191,8 +196,9 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     import uvicorn
 
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(message)s")
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning", access_log=False)
+    # by import string: uvicorn can start several worker processes only from a factory it imports itself
+    uvicorn.run("cudalogs.server:create_app", factory=True, host=host, port=port, workers=workers,
+                log_level="warning", access_log=False)

@@ -12,6 +12,7 @@ from cudalogs.cli.options import fail
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    workers: Annotated[int, typer.Option(min=1, help="Server processes; one per CPU core for the most requests/s.")] = 1,
 ) -> None:
     """Serve POST /v1/explain, GET /v1/search, /v1/entries/ID, /v1/gpus/NAME, /healthz and a page at /.
 
@@ -21,4 +22,4 @@ def serve(
         from cudalogs.server import serve as run
     except ImportError:
         raise fail("the server needs FastAPI and uvicorn", "pip install 'cudalogs[server]'") from None
-    run(host, port)
+    run(host, port, workers)
