@@ -34,3 +34,11 @@ def test_an_optional_part_is_never_taken_as_required():
 def test_each_branch_of_an_alternation_gives_its_own_literal():
     assert branch_literals(r"(?i)\bWindows\b|\.dll\b|[A-Z]:\\") == ("windows", ".dll", ":\\")
     assert branch_literals(r"Windows|\d+") == ()  # a branch with no literal: no prefilter possible
+
+
+def test_an_alternation_of_two_spellings_is_prefiltered_by_either():
+    from cudalogs.signatures import prefilter_literals
+
+    assert prefilter_literals(r"cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH") == (
+        "cudaerrorsystemdrivermismatch", "cuda_error_system_driver_mismatch")
+    assert prefilter_literals(r"no kernel image (?P<x>\d+)") == ("no kernel image ",)

@@ -67,7 +67,7 @@ class KnowledgeBase:
     def prefilter(self) -> "regex.Pattern[str]":
         """Lowercase literals any signature needs, plus GPU words: which lines of a huge log to keep."""
         if self._prefilter is None:
-            words = {s.literal for s in self.compiled if s.literal} | set(PREFILTER_WORDS)
+            words = {literal for s in self.compiled for literal in s.literals} | set(PREFILTER_WORDS)
             self._prefilter = regex.compile("|".join(regex.escape(w) for w in sorted(words, key=len, reverse=True)))
         return self._prefilter
 

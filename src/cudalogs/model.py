@@ -27,7 +27,8 @@ class Signature:
     pattern: str
     name: str = ""
     window: int = 1
-    literal: str | None = None  # precomputed by `kb build` (see signatures.required_literal)
+    literals: tuple[str, ...] | None = None  # the entry's own `literal`, else precomputed by `kb build`
+    # (see signatures.prefilter_literals); None: work them out when the KB is loaded
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ class CompiledSignature:
     index: int
     source: str
     window: int
-    literal: str  # lowercase; "" when no required literal could be found
+    literals: tuple[str, ...]  # lowercase; a match contains one of them; () when none could be found
     _pattern: "regex.Pattern[str] | None" = None
 
     @property
@@ -46,7 +46,7 @@ class CompiledSignature:
 def compile_entries(entries: Sequence[Entry]) -> list[CompiledSignature]:
     """Prepare every signature once (literal extracted now, regex compiled when first needed)."""
     return [CompiledSignature(entry.id, i, sig.pattern, sig.window,
-                              sig.literal if sig.literal is not None else required_literal(sig.pattern))
+                              sig.literals if sig.literals is not None else prefilter_literals(sig.pattern))
             for entry in entries for i, sig in enumerate(entry.signatures)]
 
 
@@ -85,6 +85,13 @@ def required_literal(pattern: str) -> str:
     best = max(best, "".join(run), key=len)
     best = best.split("\n")[0]
     return best.lower() if len(best) >= 4 else ""
+
+
+def prefilter_literals(pattern: str) -> tuple[str, ...]:
+    """What a line must contain for `pattern` to match there: its required literal, else one per top-level
+    alternative (`cudaErrorX|CUDA_ERROR_X`); () when neither exists and every line must be tried."""
+    literal = required_literal(pattern)
+    return (literal,) if literal else branch_literals(pattern, min_len=4)
 
 
 def branch_literals(pattern: str, min_len: int = 2) -> tuple[str, ...]:
@@ -151,9 +158,10 @@ def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
 
 def _candidate_starts(sig: CompiledSignature, finder: LogText) -> Iterable[int]:
     """Line indexes worth trying: those containing the literal (and, for windows, the lines before)."""
-    if not sig.literal:
+    if not sig.literals:
         return range(len(finder))
-    found = finder.lines_with(sig.literal)
+    found = finder.lines_with(sig.literals[0]) if len(sig.literals) == 1 else sorted(
+        {i for literal in sig.literals for i in finder.lines_with(literal)})
     if sig.window == 1:
         return found
     starts: set[int] = set()

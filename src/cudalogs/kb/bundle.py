@@ -21,14 +21,16 @@ BUNDLE_FORMAT = 1
 
 def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
     """Read every source file into one plain document (validation is `schema.validate_tree`)."""
-    from cudalogs.signatures import required_literal
+    from cudalogs.signatures import prefilter_literals, required_literal
 
     entries = []
     for path in entry_files(kb_dir):
         raw = read_toml(path)
         for sig in raw.get("signatures", []):
             if isinstance(sig, dict) and isinstance(sig.get("pattern"), str):
-                sig["literal"] = required_literal(sig["pattern"])  # saves parsing every pattern at start-up
+                # saves parsing every pattern at start-up; an author's own `literal` wins
+                sig["literals"] = [sig["literal"]] if isinstance(sig.get("literal"), str) else list(
+                    prefilter_literals(sig["pattern"]))
         raw["_path"] = path.relative_to(kb_dir.parent).as_posix() if kb_dir.parent in path.parents else str(path)
         entries.append(raw)
     gpus = read_toml(data_dir / "gpus.toml")

@@ -59,7 +59,7 @@ def entry_from_dict(raw: dict[str, Any], path: str = "") -> Entry:
         status=raw["status"],
         family=raw["family"],
         root_cause=raw["root_cause"].strip(),
-        signatures=tuple(Signature(s["pattern"], s.get("name", ""), int(s.get("window", 1)), s.get("literal"))
+        signatures=tuple(Signature(s["pattern"], s.get("name", ""), int(s.get("window", 1)), _literals(s))
                          for s in raw["signatures"]),
         fixes=tuple(_fix(f) for f in raw.get("fixes", [])),
         references=tuple(raw.get("references", [])),
@@ -88,3 +88,10 @@ def _variant(raw: dict[str, Any]) -> Variant:
 def _example(raw: dict[str, Any]) -> Example:
     expect = tuple((str(k), str(v)) for k, v in (raw.get("expect") or {}).items())
     return Example(log=raw["log"], source=raw["source"], gpu=raw.get("gpu", ""), cls=raw.get("class", ""), expect=expect)
+
+
+def _literals(sig: dict[str, Any]) -> tuple[str, ...] | None:
+    """A signature's prefilter literals: the bundle's precomputed list, or the author's `literal`."""
+    if "literals" in sig:
+        return tuple(sig["literals"])
+    return (sig["literal"],) if isinstance(sig.get("literal"), str) else None
