@@ -97,7 +97,13 @@ def test_a_request_over_the_time_budget_gets_504_and_the_server_goes_on(tiny_kb)
 def test_each_request_writes_one_json_access_log_line(base_url, caplog):
     import logging
 
+    import time
+
     with caplog.at_level(logging.INFO, logger="cudalogs.access"):
         post(base_url, {"log": P104_LINE})
+        for _ in range(100):  # the line is written once the response has gone out: wait for the server thread
+            if any(r.name == "cudalogs.access" for r in caplog.records):
+                break
+            time.sleep(0.02)
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "cudalogs.access"]
     assert [(entry["method"], entry["path"], entry["status"]) for entry in lines] == [("POST", "/v1/explain", 200)]

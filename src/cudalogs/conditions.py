@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -133,9 +134,14 @@ class ConditionError(ValueError):
 def parse(text: str) -> ast.Expression:
     """Parse and whitelist a condition; raises ConditionError with a hint."""
     try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as exc:
-        raise ConditionError(f"not a valid condition ({exc.msg}); write e.g. \"arch < 80 and vendor == 'nvidia'\"") from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # an invalid escape such as '\.' in a string: newer Pythons reject it
+            tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, SyntaxWarning, DeprecationWarning) as exc:
+        message = str(getattr(exc, "msg", exc))
+        hint = ("a backslash in a string must itself be escaped; in a log_has() regex write [.] for a dot"
+                if "escape" in message else "write e.g. \"arch < 80 and vendor == 'nvidia'\"")
+        raise ConditionError(f"not a valid condition ({message}); {hint}") from None
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED):
             raise ConditionError(f"{type(node).__name__} is not allowed in conditions; use and/or/not, comparisons, lists and the documented functions")

@@ -2,9 +2,11 @@
 
 Ranked over the database `kb/index.py` builds (once per bundle, in the user's cache
 directory). Terms are OR-ed, since a user's words rarely all appear in one entry, and
-an entry's score is how many of the words it holds plus its FTS5 bm25 squashed into
-0..1: bm25 alone lets a short title full of the common words ("flash attention") beat
-the entry that also holds the distinguishing one ("turing").
+an entry's score is how many of the words it holds, plus one when the query itself is a
+line its signatures match (a pasted error line finds its own entry before the entries
+that merely mention it), plus its FTS5 bm25 squashed into 0..1: bm25 alone lets a short
+title full of the common words ("flash attention") beat the entry that also holds the
+distinguishing one ("turing").
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from cudalogs import fixes
+from cudalogs import fixes, normalize, signatures
 from cudalogs import gpu as gpu_context
 from cudalogs.kb import index
 from cudalogs.knowledge import KnowledgeBase, load_kb
@@ -64,8 +66,11 @@ def search(query: str, gpu: str | None = None, cls: str | None = None, limit: in
     if not terms:
         return []
     ctx = GpuContext(gpu_context.resolve(gpu, None, kb.catalog), "flag") if gpu else None
+    matched = {hit.entry_id for hit in signatures.scan(list(normalize.lines(query)), kb.compiled)}
+    ranked = sorted(((eid, score + (eid in matched), snippet) for eid, score, snippet in
+                     _ranked(database(kb, db_path), terms, cls)), key=lambda r: -r[1])
     results = []
-    for entry_id, score, snippet in _ranked(database(kb, db_path), terms, cls):
+    for entry_id, score, snippet in ranked:
         if len(results) == limit:
             break
         entry = kb.by_id.get(entry_id)

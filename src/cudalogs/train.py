@@ -21,7 +21,8 @@ from cudalogs.classifier import MODEL_FORMAT, NONE_CLASS, analyze, classifier_te
 from cudalogs.normalize import lines
 
 TEST_SHARE = 5  # one thread in five is held out
-DEFAULT_THRESHOLD = 0.5
+DEFAULT_THRESHOLD = 0.5  # the least probability a classifier-only answer needs
+ABSTAIN_MARGIN = 0.02  # kept above the most confident held-out negative
 
 
 @dataclass(frozen=True)
@@ -119,9 +120,25 @@ def train(bundle: dict[str, Any], data_dir: Path) -> dict[str, Any]:
     """The shipped model: KB examples plus the train split of the corpus and negatives."""
     cases = kb_cases(bundle) + [k for k in corpus_cases(data_dir) if split_of(k.source) == "train"]
     vectorizer, model = fit(cases)
-    exported = export(vectorizer, model)
+    held_out_none = [k for k in corpus_cases(data_dir) if k.cls == NONE_CLASS and split_of(k.source) == "test"]
+    exported = export(vectorizer, model, abstention_threshold(vectorizer, model, held_out_none))
     exported["centroids"] = centroids(vectorizer, bundle)
     return exported
+
+
+def abstention_threshold(vectorizer: Any, model: Any, negatives: list[Case]) -> float:
+    """The probability a classifier-only answer needs: DEFAULT_THRESHOLD, raised above the highest score any
+    held-out negative (a real log without a GPU fault, never trained on) gets for a fault class.
+
+    Why calibrate on held-out negatives: a silent answer on a healthy log is worth more than one more
+    recovered paraphrase, and logs the model has never seen are the only honest measure of that.
+    """
+    if not negatives:
+        return DEFAULT_THRESHOLD
+    faults = [i for i, c in enumerate(model.classes_) if c != NONE_CLASS]
+    probs = model.predict_proba(vectorizer.transform([to_text(k.text) for k in negatives]))
+    worst = max(float(row[i]) for row in probs for i in faults)
+    return max(DEFAULT_THRESHOLD, round(worst + ABSTAIN_MARGIN, 2))
 
 
 def dumps(model: dict[str, Any]) -> str:
