@@ -2,6 +2,7 @@
 
 import pytest
 
+from cudalogs import explain
 from cudalogs.errors import UnknownGpuError
 from cudalogs.gpu import context, resolve
 from cudalogs.normalize import lines
@@ -80,3 +81,15 @@ def test_resolve_names_and_capabilities(tiny_kb, name, cc):
 def test_unknown_name_suggests(tiny_kb):
     with pytest.raises(UnknownGpuError, match="Did you mean: NVIDIA GeForce GTX 1080"):
         resolve("GTX 1800", None, tiny_kb.catalog)
+
+
+@pytest.mark.parametrize(("line", "cc"), [
+    ("CUDA SETUP: PyTorch settings found: CUDA_VERSION=117, Highest Compute Capability: 3.7.", "3.7"),
+    ("PyTorch settings found: CUDA_VERSION=124, Highest Compute Capability: (8, 9).", "8.9"),
+])
+def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
+    assert explain(line, kb=kb).gpu.gpu.cc == cc
+
+
+def test_nvidia_smi_short_names_still_resolve(kb):
+    assert explain("GPU: Tesla V100-SXM2\nRuntimeError: boom", kb=kb).gpu.gpu.cc == "7.0"
