@@ -79,3 +79,15 @@ def test_huge_input_streams_and_keeps_the_lines_that_matter(tiny_kb, monkeypatch
     assert report.diagnoses[0].cls == "arch-not-compiled"
     assert report.diagnoses[0].evidence[0].line_no == 5001
     assert report.input.truncated
+
+
+def test_past_the_full_lines_batches_keep_candidates_in_order_up_to_the_cap(tiny_kb, monkeypatch):
+    from cudalogs import pipeline
+    from cudalogs.model import Line
+
+    monkeypatch.setattr(pipeline, "FULL_LINES", 2)
+    monkeypatch.setattr(pipeline, "BATCH_LINES", 3)
+    monkeypatch.setattr(pipeline, "MAX_KEPT_AFTER", 3)
+    texts = ["a", "b", "noise", "CUDA error one", "noise", "noise", "gpu two", "cuda three", "cuda four"]
+    kept = list(pipeline._lines_that_matter([Line(i + 1, t) for i, t in enumerate(texts)], tiny_kb))
+    assert [line.text for line in kept] == ["a", "b", "CUDA error one", "gpu two", "cuda three"]
