@@ -20,7 +20,7 @@ from cudalogs import fixes, normalize, signatures
 from cudalogs import gpu as gpu_context
 from cudalogs.kb import index
 from cudalogs.knowledge import KnowledgeBase, load_kb
-from cudalogs.model import Fix, GpuContext
+from cudalogs.model import Entry, Fix, GpuContext
 
 BM25_WEIGHTS = (5.0, 3.0, 1.0, 1.0, 2.0)  # title, messages, root_cause, fixes_text, hardware
 _STOP = {"a", "an", "the", "on", "in", "of", "for", "to", "is", "does", "do", "with", "and", "or", "my", "what", "how",
@@ -67,11 +67,11 @@ def search(query: str, gpu: str | None = None, cls: str | None = None, limit: in
         return []
     ctx = GpuContext(gpu_context.resolve(gpu, None, kb.catalog), "flag") if gpu else None
     matched = {hit.entry_id for hit in signatures.scan(list(normalize.lines(query)), kb.compiled)}
-    ranked = sorted(((eid, score + (eid in matched), snippet) for eid, score, snippet in
-                     _ranked(database(kb, db_path), terms, cls)), key=lambda r: -r[1])
-    results = []
-    for entry_id, score, snippet in ranked:
-        if len(results) == limit:
+    path = database(kb, db_path)
+    ranked = sorted(((eid, score + (eid in matched)) for eid, score in _ranked(path, terms, cls)), key=lambda r: -r[1])
+    chosen: list[tuple[Entry, float, tuple[Fix, ...]]] = []
+    for entry_id, score in ranked:
+        if len(chosen) == limit:
             break
         entry = kb.by_id.get(entry_id)
         if entry is None or (ctx is not None and not index.holds_for(entry, ctx)):
@@ -81,15 +81,16 @@ def search(query: str, gpu: str | None = None, cls: str | None = None, limit: in
             env = fixes.environment(ctx, {})
             specs = (*(f for v in entry.variants for f in v.fixes), *entry.fixes)
             rendered = tuple(f for f in fixes.applicable(specs, env) if f.applies)
-        results.append(SearchResult(entry.id, entry.cls, entry.title, entry.status, score, snippet, rendered))
-    return results
+        chosen.append((entry, score, rendered))
+    snippets = _snippets(path, terms, [entry.id for entry, _s, _f in chosen])
+    return [SearchResult(entry.id, entry.cls, entry.title, entry.status, score, snippets.get(entry.id, ""), rendered)
+            for entry, score, rendered in chosen]
 
 
-def _ranked(path: Path, terms: list[str], cls: str | None) -> list[tuple[str, float, str]]:
-    """(id, score, snippet) of every entry holding any term, best first (the KB is small: no LIMIT needed)."""
+def _ranked(path: Path, terms: list[str], cls: str | None) -> list[tuple[str, float]]:
+    """(id, score) of every entry holding any term, best first (the KB is small: no LIMIT needed)."""
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    sql = (f"select entries.id, bm25(entries_fts, {weights}), "
-           "snippet(entries_fts, -1, '[', ']', '…', 14) from entries_fts "
+    sql = (f"select entries.id, bm25(entries_fts, {weights}) from entries_fts "
            "join entries on entries.rowid = entries_fts.rowid where entries_fts match ?")
     params: list[object] = [" OR ".join(f'"{t}"' for t in terms)]
     if cls:
@@ -101,7 +102,18 @@ def _ranked(path: Path, terms: list[str], cls: str | None) -> list[tuple[str, fl
                    for t in terms] if len(terms) > 1 else []
         rowids = dict(conn.execute("select id, rowid from entries"))
     scored = []
-    for entry_id, rank, snippet in rows:
+    for entry_id, rank in rows:
         words = sum(rowids[entry_id] in h for h in holders) if holders else 1
-        scored.append((entry_id, round(words + -rank / (1 - rank), 3), snippet))
+        scored.append((entry_id, round(words + -rank / (1 - rank), 3)))
     return sorted(scored, key=lambda r: -r[1])
+
+
+def _snippets(path: Path, terms: list[str], ids: list[str]) -> dict[str, str]:
+    """The highlighted snippet of each chosen entry: only for the results shown (snippet() is the costly part)."""
+    if not ids:
+        return {}
+    sql = ("select entries.id, snippet(entries_fts, -1, '[', ']', '…', 14) from entries_fts "
+           "join entries on entries.rowid = entries_fts.rowid where entries_fts match ? "
+           f"and entries.id in ({', '.join('?' * len(ids))})")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return dict(conn.execute(sql, [" OR ".join(f'"{t}"' for t in terms), *ids]))
