@@ -99,12 +99,10 @@ class Model:
         return self.probabilities_of(self.vector(text))
 
     def probabilities_of(self, vector: dict[int, float]) -> dict[str, float]:
-        n = len(self.classes)
+        n, coef = len(self.classes), self.coef
         scores = list(self.intercept)
         for i, w in vector.items():
-            row = i * n
-            for k in range(n):
-                scores[k] += w * self.coef[row + k]
+            scores = [s + w * c for s, c in zip(scores, coef[i * n: i * n + n])]  # a C-level slice of the row
         top = max(scores)
         exps = [math.exp(s - top) for s in scores]
         total = sum(exps)
