@@ -3,8 +3,8 @@
 Starts `cudalogs serve` (uvicorn) as a child process on a free 127.0.0.1 port, drives it with
 asyncio clients over raw HTTP/1.1 keep-alive connections, prints requests/s and latency
 percentiles, then stops the server. Traffic never leaves loopback; the loop is bounded in time.
-Usage: python benchmarks/http_load.py [--concurrency 16] [--seconds 10] [--workers 1] [--http auto|h11|httptools]
-                                     [--loop auto|asyncio|uvloop]
+Usage: python benchmarks/http_load.py [--concurrency 16] [--seconds 10] [--workers 1] [--uvicorn-workers]
+(`--uvicorn-workers` runs uvicorn's own multi-process mode, one shared socket, instead of `cudalogs serve`'s)
 """
 
 from __future__ import annotations
@@ -33,10 +33,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, workers: int, http: str = "auto", loop: str = "auto") -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "uvicorn", "cudalogs.server:create_app", "--factory", "--host", "127.0.0.1",
-           "--port", str(port), "--log-level", "warning", "--no-access-log", "--workers", str(workers),
-           "--http", http, "--loop", loop]
+def start_server(port: int, workers: int, uvicorn_workers: bool = False) -> subprocess.Popen:
+    if uvicorn_workers:
+        cmd = [sys.executable, "-m", "uvicorn", "cudalogs.server:create_app", "--factory", "--host", "127.0.0.1",
+               "--port", str(port), "--log-level", "warning", "--no-access-log", "--workers", str(workers)]
+    else:
+        cmd = [sys.executable, "-m", "cudalogs", "serve", "--port", str(port), "--workers", str(workers)]
     proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)  # the access log is still written, to nowhere
     for _ in range(200):
         try:
@@ -82,11 +84,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--http", default="auto", help="uvicorn's HTTP parser (auto picks httptools when installed)")
-    parser.add_argument("--loop", default="auto", help="uvicorn's event loop (auto picks uvloop when installed)")
+    parser.add_argument("--uvicorn-workers", action="store_true", help="uvicorn's --workers (one shared socket)")
     args = parser.parse_args()
     port = free_port()
-    server = start_server(port, args.workers, args.http, args.loop)
+    server = start_server(port, args.workers, args.uvicorn_workers)
     try:
         asyncio.run(drive(port, args.concurrency, 1.0))  # warm-up: first requests load the KB
         latencies, errors = asyncio.run(drive(port, args.concurrency, args.seconds))
@@ -95,8 +96,8 @@ def main() -> None:
         server.wait(timeout=10)
     latencies.sort()
     p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
-    print(f"POST /v1/explain, 5 KB logs, concurrency {args.concurrency}, {args.workers} worker(s), "
-          f"http {args.http}, loop {args.loop}, {args.seconds:g} s: "
+    mode = "uvicorn --workers" if args.uvicorn_workers else "cudalogs serve --workers"
+    print(f"POST /v1/explain, 5 KB logs, concurrency {args.concurrency}, {mode} {args.workers}, {args.seconds:g} s: "
           f"{len(latencies) / args.seconds:.0f} requests/s, p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, "
           f"mean {statistics.mean(latencies) * 1000:.1f} ms, errors {len(errors)}")
 

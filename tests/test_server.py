@@ -107,3 +107,31 @@ def test_each_request_writes_one_json_access_log_line(base_url, caplog):
             time.sleep(0.02)
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "cudalogs.access"]
     assert [(entry["method"], entry["path"], entry["status"]) for entry in lines] == [("POST", "/v1/explain", 200)]
+
+
+def test_serve_with_two_workers_answers_and_stops_cleanly(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "cudalogs", "serve", "--port", str(port), "--workers", "2"],
+                            stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                status, body = call(f"http://127.0.0.1:{port}/healthz")
+                break
+            except OSError:
+                time.sleep(0.05)
+        assert status == 200 and json.loads(body)["status"] == "ok"
+        assert post(f"http://127.0.0.1:{port}", {"log": P104_LINE, "cc": "6.1"})[0] == 200
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
+    with socket.socket() as s:  # both workers are gone: nothing listens on the port any more
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # connections may linger in TIME_WAIT
+        s.bind(("127.0.0.1", port))

@@ -12,6 +12,7 @@ import asyncio
 import functools
 import json
 import logging
+import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -197,8 +198,44 @@ def _error(status: int, message: str) -> JSONResponse:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
+    """Run the server: one process, or `workers` processes each with its own SO_REUSEPORT listening socket.
+
+    Why not uvicorn's own --workers: its workers share one socket, and whichever wakes first accepts a whole
+    burst of new connections; keep-alive clients (bots, load balancers) then stay lopsided on one process.
+    With a socket per worker the kernel spreads connections across them by a hash of each connection.
+    """
     import uvicorn
 
-    # by import string: uvicorn can start several worker processes only from a factory it imports itself
-    uvicorn.run("cudalogs.server:create_app", factory=True, host=host, port=port, workers=workers,
-                log_level="warning", access_log=False)
+    if workers == 1 or not hasattr(socket, "SO_REUSEPORT"):
+        uvicorn.run("cudalogs.server:create_app", factory=True, host=host, port=port, workers=workers,
+                    log_level="warning", access_log=False)
+        return
+    import multiprocessing
+    import signal
+
+    children = [multiprocessing.Process(target=_worker, args=(host, port), daemon=True) for _ in range(workers)]
+    for child in children:
+        child.start()
+
+    def stop(_signum: int, _frame: Any) -> None:
+        for child in children:
+            child.terminate()
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for child in children:
+        child.join()
+
+
+def _worker(host: str, port: int) -> None:
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning", access_log=False))
+    server.run(sockets=[sock])
