@@ -1,0 +1,28 @@
+"""Logs with several faults: the fatal, root one comes first, and the report says why."""
+
+from cudalogs import explain
+
+# Lines from two real logs in the KB's examples (InvokeAI#6590's xFormers warning, a PyTorch OOM), as they
+# appear together when a web UI starts with a broken xFormers and then runs out of memory.
+XFORMERS_WARNING = """Launching Web UI with arguments: xformers
+WARNING:xformers:WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:
+    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.0.1+cu118)
+    Python  3.10.11 (you have 3.10.11)
+    Please reinstall xformers (see https://github.com/facebookresearch/xformers#installing-xformers)
+"""
+OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.78 GiB. GPU 0 has a total capacity of "
+       "31.47 GiB of which 12.73 GiB is free.\n")
+
+
+def test_the_fatal_error_outranks_an_earlier_warning(kb):
+    report = explain(XFORMERS_WARNING + "Loading model...\n" + OOM, kb=kb)
+    ids = [d.id for d in report.diagnoses]
+    assert ids[0] == "torch-cuda-out-of-memory"
+    assert "xformers-cant-load-extensions" in ids[1:]
+    assert "fatal" in report.diagnoses[0].why_ranked
+    assert "warning" in next(d.why_ranked for d in report.diagnoses if d.id == "xformers-cant-load-extensions")
+
+
+def test_order_in_the_log_does_not_decide_it(kb):
+    report = explain(OOM + XFORMERS_WARNING, kb=kb)
+    assert report.diagnoses[0].id == "torch-cuda-out-of-memory"
