@@ -23,7 +23,7 @@ from cudalogs.model import Line
 from cudalogs.normalize import mask
 
 MODEL_PATH = Path(__file__).resolve().parent / "_bundled" / "model.json"
-MODEL_FORMAT = 1
+MODEL_FORMAT = 2  # 2: centroids shipped inverted and packed (train.postings)
 NONE_CLASS = "none"
 _TOKEN = re.compile(r"<\w+>|[a-z_][a-z0-9_]+|[a-z0-9]+")
 # Lines worth classifying: the error, its context and the GPU; progress bars and banners are noise.
@@ -55,9 +55,12 @@ class Model:
     intercept: tuple[float, ...]
     threshold: float
     sublinear_tf: bool = True
-    # term -> ((entry id, weight), ...): each entry's mean example vector, l2-normalised and inverted, so the
-    # cosine with every entry is one pass over the log's own terms (not one dict walk per entry)
-    postings: dict[int, tuple[tuple[str, float], ...]] = field(default_factory=dict)
+    # each entry's mean example vector, l2-normalised and inverted by term (see train.postings), so the cosine
+    # with every entry is one pass over the log's own terms: term i's postings are [offsets[i], offsets[i+1])
+    entry_ids: tuple[str, ...] = ()
+    offsets: array = field(default_factory=lambda: array("i"))
+    posting_entry: array = field(default_factory=lambda: array("H"))
+    posting_weight: array = field(default_factory=lambda: array("f"))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Model":
@@ -65,14 +68,13 @@ class Model:
         idf, coef = array("f"), array("f")
         idf.frombytes(base64.b64decode(data["idf"]))
         coef.frombytes(base64.b64decode(data["coef"]))
-        postings: dict[int, list[tuple[str, float]]] = {}
-        for eid, pairs in data.get("centroids", {}).items():
-            norm = math.sqrt(sum(float(w) ** 2 for _i, w in pairs))
-            for i, w in pairs if norm else ():
-                postings.setdefault(int(i), []).append((eid, float(w) / norm))
+        packed = data.get("postings", {})
+        arrays = [array(code) for code in ("i", "H", "f")]
+        for arr, key in zip(arrays, ("offsets", "entry", "weight")):
+            arr.frombytes(base64.b64decode(packed.get(key, "")))
         return cls(tuple(data["classes"]), {t: i for i, t in enumerate(vocab)}, idf, coef,
                    tuple(data["intercept"]), float(data["threshold"]), bool(data.get("sublinear_tf", True)),
-                   {i: tuple(p) for i, p in postings.items()})
+                   tuple(packed.get("entries", ())), *arrays)
 
     def vector(self, text: str) -> dict[int, float]:
         """The l2-normalised tf-idf vector, as scikit-learn's TfidfVectorizer computes it."""
@@ -88,11 +90,14 @@ class Model:
     def similarities(self, vector: dict[int, float]) -> dict[str, float]:
         """Entry id -> cosine between `vector` (unit length, from `vector()`) and the entry's examples' centroid;
         entries sharing no term with the log are absent (their cosine is 0)."""
-        scores: dict[str, float] = {}
+        scores: dict[int, float] = {}
+        offsets, entry, weight = self.offsets, self.posting_entry, self.posting_weight
+        if not offsets:
+            return {}
         for i, w in vector.items():
-            for eid, cw in self.postings.get(i, ()):
-                scores[eid] = scores.get(eid, 0.0) + w * cw
-        return scores
+            for k in range(offsets[i], offsets[i + 1]):
+                scores[entry[k]] = scores.get(entry[k], 0.0) + w * weight[k]
+        return {self.entry_ids[n]: score for n, score in scores.items()}
 
     def probabilities(self, text: str) -> dict[str, float]:
         """Class -> probability (softmax of the linear scores)."""

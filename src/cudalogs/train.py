@@ -94,6 +94,28 @@ def centroids(vectorizer: Any, bundle: dict[str, Any], top: int = 300) -> dict[s
     return out
 
 
+def postings(by_entry: dict[str, list[list[float]]], vocab_size: int) -> dict[str, Any]:
+    """The centroids inverted by term and packed: unit-length weights, grouped by term, as base64 arrays.
+
+    Why packed: as JSON lists of [term, weight] pairs, reading and inverting them cost about 25 ms of every
+    `explain` start-up; three arrays decode in about one.
+    """
+    ids = sorted(by_entry)
+    rows = []
+    for n, eid in enumerate(ids):
+        norm = sum(w * w for _i, w in by_entry[eid]) ** 0.5
+        rows += [(int(i), n, w / norm) for i, w in by_entry[eid] if norm]
+    rows.sort()
+    offsets = [0] * (vocab_size + 1)
+    for term, _n, _w in rows:
+        offsets[term + 1] += 1
+    for k in range(vocab_size):
+        offsets[k + 1] += offsets[k]
+    pack = lambda code, values: base64.b64encode(array(code, values).tobytes()).decode()  # noqa: E731
+    return {"entries": ids, "offsets": pack("i", offsets), "entry": pack("H", [n for _t, n, _w in rows]),
+            "weight": pack("f", [w for _t, _n, w in rows])}
+
+
 def export(vectorizer: Any, model: Any, threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
     """The plain form classifier.Model reads: vocabulary, idf, coefficients, intercepts."""
     vocab = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)
@@ -122,7 +144,7 @@ def train(bundle: dict[str, Any], data_dir: Path) -> dict[str, Any]:
     vectorizer, model = fit(cases)
     held_out_none = [k for k in corpus_cases(data_dir) if k.cls == NONE_CLASS and split_of(k.source) == "test"]
     exported = export(vectorizer, model, abstention_threshold(vectorizer, model, held_out_none))
-    exported["centroids"] = centroids(vectorizer, bundle)
+    exported["postings"] = postings(centroids(vectorizer, bundle), len(exported["vocab"]))
     return exported
 
 
