@@ -42,3 +42,20 @@ def test_an_alternation_of_two_spellings_is_prefiltered_by_either():
     assert prefilter_literals(r"cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH") == (
         "cudaerrorsystemdrivermismatch", "cuda_error_system_driver_mismatch")
     assert prefilter_literals(r"no kernel image (?P<x>\d+)") == ("no kernel image ",)
+
+
+def test_a_log_without_a_single_capital_counts_as_lowercased():
+    assert _log("runtimeerror: cuda error: no kernel image", "device 0: tesla t4").case_folded
+    assert not _log("RuntimeError: CUDA error", "ok").case_folded
+    assert not _log("1234 5678", "-- --").case_folded  # no letters at all: nothing was lowercased
+
+
+def test_signatures_ignore_case_only_in_a_lowercased_log():
+    from cudalogs.model import Entry, Signature
+    from cudalogs.signatures import compile_entries, scan
+
+    entry = Entry(id="x", cls="arch-not-compiled", title="t", status="stable", family="f", root_cause="",
+                  signatures=(Signature(r"no kernel image is available"),), fixes=(), references=(), examples=())
+    compiled = compile_entries([entry])
+    assert scan(_log("runtimeerror: cuda error: no kernel image is available"), compiled)
+    assert not scan(_log("RuntimeError: CUDA error: NO KERNEL IMAGE IS AVAILABLE"), compiled)

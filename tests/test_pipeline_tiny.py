@@ -91,3 +91,10 @@ def test_past_the_full_lines_batches_keep_candidates_in_order_up_to_the_cap(tiny
     texts = ["a", "b", "noise", "CUDA error one", "noise", "noise", "gpu two", "cuda three", "cuda four"]
     kept = list(pipeline._lines_that_matter([Line(i + 1, t) for i, t in enumerate(texts)], tiny_kb))
     assert [line.text for line in kept] == ["a", "b", "CUDA error one", "gpu two", "cuda three"]
+
+
+def test_a_log_that_arrived_lowercased_is_still_read(tiny_kb):
+    report = explain(P104_LINE.lower(), cc="6.1", kb=tiny_kb)
+    assert report.diagnoses[0].cls == "arch-not-compiled"
+    assert report.diagnoses[0].fixes[0].steps == "cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=61"
+

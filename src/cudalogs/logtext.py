@@ -15,12 +15,18 @@ from cudalogs.model import Line
 
 
 class LogText:
-    """Lines plus their joined text ("\\n" between lines) and lowercase text, with offset -> line lookups."""
+    """Lines plus their joined text ("\\n" between lines) and lowercase text, with offset -> line lookups.
+
+    `case_folded` is true when the whole text arrived lowercased (see __init__).
+    """
 
     def __init__(self, lines: Sequence[Line]) -> None:
         self.lines = lines
         self.text = "\n".join(line.text for line in lines)
         self.lower = self.text.lower()
+        # A log with cased letters but no capital at all was lowercased on its way here (an issue
+        # title, a chat bot, a user retyping it): signatures then match without regard to case.
+        self.case_folded = self.text == self.lower and self.text != self.text.upper()
         self.starts: list[int] = []
         pos = 0
         for line in lines:

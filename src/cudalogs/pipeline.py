@@ -39,7 +39,7 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     timeouts: list[str] = []
     hits = signatures.scan(text, kb.compiled, timeouts) if mode != "classifier" else []
     ctx = gpu_context.context(text, kb.catalog, kb.facts, override)
-    diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text))
+    diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text, text.case_folded))
     diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx) if mode != "regex" else (diagnoses, ())
     summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) < stats.lines,
                            tuple(stats.notes + timeouts))
@@ -114,13 +114,15 @@ def _candidates(batch: list[Line], kb: KnowledgeBase) -> list[Line]:
     return [batch[i] for i in sorted(found)]
 
 
-def _log_has(text: str):  # type: ignore[no-untyped-def]
-    """A cached `log_has(pattern)` for context patterns and conditions: searches the kept text."""
+def _log_has(text: str, case_folded: bool = False):  # type: ignore[no-untyped-def]
+    """A cached `log_has(pattern)` for context patterns and conditions: searches the kept text
+    (case-insensitively when the log arrived lowercased, as the signatures do)."""
+    flags = regex.MULTILINE | (regex.IGNORECASE if case_folded else 0)
 
     @functools.lru_cache(maxsize=256)
     def log_has(pattern: str) -> bool:
         try:
-            return regex.search(pattern, text, flags=regex.MULTILINE, timeout=0.2) is not None
+            return regex.search(pattern, text, flags=flags, timeout=0.2) is not None
         except (regex.error, TimeoutError):
             return False
 

@@ -35,12 +35,20 @@ class CompiledSignature:
     window: int
     literals: tuple[str, ...]  # lowercase; a match contains one of them; () when none could be found
     _pattern: "regex.Pattern[str] | None" = None
+    _folded: "regex.Pattern[str] | None" = None
 
     @property
     def pattern(self) -> "regex.Pattern[str]":
         if self._pattern is None:
             self._pattern = regex.compile(self.source)
         return self._pattern
+
+    @property
+    def folded(self) -> "regex.Pattern[str]":
+        """The pattern matching without regard to case: for a log that arrived lowercased."""
+        if self._folded is None:
+            self._folded = regex.compile(self.source, flags=regex.IGNORECASE)
+        return self._folded
 
 
 def compile_entries(entries: Sequence[Entry]) -> list[CompiledSignature]:
@@ -129,16 +137,21 @@ def branch_literals(pattern: str, min_len: int = 2) -> tuple[str, ...]:
 
 def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
          timeouts: list[str] | None = None) -> list[Hit]:
-    """Every signature hit in the lines, de-duplicated by (entry, fields), in line order."""
+    """Every signature hit in the lines, de-duplicated by (entry, fields), in line order.
+
+    A log that arrived lowercased (`LogText.case_folded`) is matched case-insensitively: the
+    literal prefilter is lowercase already, and a lowercased message is still that message.
+    """
     finder = LogText.of(log)
     lines = finder.lines
     hits: list[Hit] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     for sig in compiled:
+        pattern = sig.folded if finder.case_folded else sig.pattern
         for start in _candidate_starts(sig, finder):
             text = "\n".join(line.text for line in lines[start: start + sig.window]) if sig.window > 1 else lines[start].text
             try:
-                m = sig.pattern.search(text, timeout=MATCH_TIMEOUT_S)
+                m = pattern.search(text, timeout=MATCH_TIMEOUT_S)
             except TimeoutError:
                 if timeouts is not None:
                     timeouts.append(f"{sig.entry_id}: pattern {sig.index} timed out on line {lines[start].no}")
