@@ -67,3 +67,25 @@ def test_a_huge_line_without_newlines_does_not_grow_memory():
     stats = Stats()
     out = texts(stream, limits=Limits(chunk_bytes=65536, max_line_chars=1000), stats=stats)
     assert out == [(1, "x" * 1000), (2, "next")]
+
+
+def test_html_character_references_are_decoded():
+    scraped = 'File &quot;train.py&quot;, line 3, in &lt;module&gt;'
+    assert [line.text for line in lines(scraped)] == ['File "train.py", line 3, in <module>']
+    assert [line.text for line in lines("A & B &gt")] == ["A & B &gt"]  # not a reference: left alone
+
+
+@pytest.mark.parametrize("line, bare", [
+    ("    CUDA error: invalid device function", "CUDA error: invalid device function"),
+    ("> > CUDA error: x", "CUDA error: x"),
+    ("[rank0]: RuntimeError: CUDA error", "RuntimeError: CUDA error"),
+    ("(RayWorkerWrapper pid=2172) ERROR x", "ERROR x"),
+    ("ollama  | CUDA error", "CUDA error"),
+    ("2024-05-01T10:00:00.123Z CUDA error", "CUDA error"),
+    ("| 0  Tesla T4  On |", "| 0  Tesla T4  On |"),
+    ("CUDA error: y", "CUDA error: y"),
+])
+def test_strip_prefix_takes_off_what_tools_put_before_a_line(line, bare):
+    from cudalogs.normalize import strip_prefix
+
+    assert strip_prefix(line) == bare

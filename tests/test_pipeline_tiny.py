@@ -98,3 +98,20 @@ def test_a_log_that_arrived_lowercased_is_still_read(tiny_kb):
     assert report.diagnoses[0].cls == "arch-not-compiled"
     assert report.diagnoses[0].fixes[0].steps == "cmake -B build -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=61"
 
+
+
+def test_a_hard_wrapped_message_is_read_across_the_break(tiny_kb):
+    wrapped = ("vec_dot_q8_0_q8_1_impl has no device code compatible with CUDA arch 610.\n"
+               "ggml-cuda.cu was compiled for: 500,600,700,750,800,900\n")
+    top = explain(wrapped, cc="6.1", kb=tiny_kb).diagnoses[0]
+    assert top.cls == "arch-not-compiled"
+    assert [e.line_no for e in top.evidence] == [1]
+
+
+
+def test_a_two_line_message_keeps_its_meaning_when_quoted_or_timestamped(kb):
+    two_lines = ["ggml_cuda_compute_forward: RMS_NORM failed", "CUDA error: invalid device function"]
+    for prefix in ("> ", "    ", "2024-08-01T10:00:00.123Z ", "[rank0]: "):
+        log = "\n".join(prefix + line for line in two_lines)
+        top = explain(log, kb=kb).diagnoses[0]
+        assert (top.id, top.cls) == ("ggml-rocm-invalid-device-function", "rocm-gfx-unsupported"), prefix

@@ -8,6 +8,7 @@ The user's data is never changed on disk: we only read.
 from __future__ import annotations
 
 import codecs
+import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +21,14 @@ from cudalogs.model import Line
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
+# HTML character references: a log scraped from a web page or an issue's HTML arrives as `&lt;module&gt;`.
+_ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,6}|#[xX][0-9a-fA-F]{1,6});")
+# What tools and people put in front of each line of a log: indentation, Markdown quote marks, torchrun's
+# `[rank0]:`, Ray's `(RayWorker pid=1)`, docker compose's `service  | `, a timestamp. A message that spans
+# lines is matched with these taken off each line (see strip_prefix).
+_PREFIX = re.compile(
+    r"^(?:\s*(?:>+|\[rank\d+\]:|\([\w.-]{1,40} pid=\d+(?:, ip=[\d.]+)?\)|[\w.-]{1,40}\s+\|(?=\s)|"
+    r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?))*\s*")
 
 # Named masks, in order (Drain3's habit): make two logs of the same fault look alike for
 # the classifier and for de-duplication. Matching and quoting always use the unmasked line.
@@ -59,12 +68,22 @@ class Stats:
 
 
 def clean(text: str) -> str:
-    """Remove ANSI escapes and stray control characters from one line."""
+    """Remove ANSI escapes and stray control characters from one line; decode HTML character references."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if "&" in text and _ENTITY.search(text):
+        text = html.unescape(text)
     if text.isprintable():  # the common case, checked in C without running a regex
         return text
     return _CONTROL.sub("", text)
+
+
+def strip_prefix(text: str) -> str:
+    """The line without what a tool or a paste put in front of it (see _PREFIX): for messages spanning lines."""
+    return _PREFIX.sub("", text, count=1) if text[:1] in _PREFIX_STARTS or text[:1].isalnum() else text
+
+
+_PREFIX_STARTS = frozenset(" \t>[(")
 
 
 def mask(text: str) -> str:

@@ -38,6 +38,8 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     text = LogText(kept)
     timeouts: list[str] = []
     hits = signatures.scan(text, kb.compiled, timeouts) if mode != "classifier" else []
+    if not hits and mode != "classifier":
+        hits = signatures.scan_joined(text, kb.compiled, timeouts)
     ctx = gpu_context.context(text, kb.catalog, kb.facts, override)
     diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text, text.case_folded))
     diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx) if mode != "regex" else (diagnoses, ())

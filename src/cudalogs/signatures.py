@@ -9,6 +9,7 @@ substring test first, and the regex only runs on lines that contain it.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import regex
 
 from cudalogs.logtext import LogText
 from cudalogs.model import Entry, Hit, Line
+from cudalogs.normalize import strip_prefix
 
 MATCH_TIMEOUT_S = 0.05  # per line and pattern; a pathological line is skipped, not waited on
 
@@ -149,7 +151,7 @@ def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
     for sig in compiled:
         pattern = sig.folded if finder.case_folded else sig.pattern
         for start in _candidate_starts(sig, finder):
-            text = "\n".join(line.text for line in lines[start: start + sig.window]) if sig.window > 1 else lines[start].text
+            text = _window_text(lines, start, sig.window) if sig.window > 1 else lines[start].text
             try:
                 m = pattern.search(text, timeout=MATCH_TIMEOUT_S)
             except TimeoutError:
@@ -167,6 +169,75 @@ def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
             hits.append(Hit(sig.entry_id, lines[start + text.count("\n", 0, m.start())].no, m.group(0), fields, lines[end].no))
     hits.sort(key=lambda h: (h.line_no, h.entry_id))
     return hits
+
+
+JOINED_MAX_CHARS = 1_000_000  # the second pass (scan_joined) is for pastes, not for multi-gigabyte training logs
+
+
+def scan_joined(log: LogText, compiled: Iterable[CompiledSignature], timeouts: list[str] | None = None) -> list[Hit]:
+    """A second pass for a log in which no signature matched: each message looked for across line breaks.
+
+    Why: a message copied from a terminal, a notebook or an e-mail is often hard-wrapped, so
+    "no kernel image is available for execution on the device" arrives as two lines and no
+    single line holds it. Here the lines are joined by spaces (prefixes taken off), the
+    literals searched in that text, and each single-line pattern tried on the few lines around
+    a literal. A word cut in half by the wrap is not rejoined.
+    """
+    lines = log.lines
+    pieces = [strip_prefix(line.text).strip() for line in lines]
+    joined = " ".join(pieces).lower()
+    if not lines or len(joined) > JOINED_MAX_CHARS:
+        return []
+    starts, pos = [], 0
+    for piece in pieces:
+        starts.append(pos)
+        pos += len(piece) + 1
+    hits: list[Hit] = []
+    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+    for sig in compiled:
+        if sig.window > 1 or not sig.literals:
+            continue
+        pattern = sig.folded if log.case_folded else sig.pattern
+        tried: set[int] = set()
+        for literal in sig.literals:
+            at = joined.find(literal)
+            while at != -1:
+                first = max(0, bisect.bisect_right(starts, at) - 3)
+                if first not in tried:
+                    tried.add(first)
+                    _try_joined(sig, pattern, lines, pieces, starts, first, hits, seen, timeouts)
+                at = joined.find(literal, at + 1)
+    hits.sort(key=lambda h: (h.line_no, h.entry_id))
+    return hits
+
+
+def _try_joined(sig: CompiledSignature, pattern: "regex.Pattern[str]", lines: Sequence[Line], pieces: list[str],
+                starts: list[int], first: int, hits: list[Hit], seen: set, timeouts: list[str] | None) -> None:
+    """Try one pattern on five joined lines from `first`; a match is a hit on the lines it spans."""
+    region = " ".join(pieces[first: first + 5])
+    try:
+        m = pattern.search(region, timeout=MATCH_TIMEOUT_S)
+    except TimeoutError:
+        if timeouts is not None:
+            timeouts.append(f"{sig.entry_id}: pattern {sig.index} timed out on line {lines[first].no}")
+        return
+    if m is None:
+        return
+    fields = tuple(sorted((k, v) for k, v in m.groupdict().items() if v is not None))
+    if (sig.entry_id, fields) in seen:
+        return
+    seen.add((sig.entry_id, fields))
+    base = starts[first]
+    start = bisect.bisect_right(starts, base + m.start()) - 1
+    end = bisect.bisect_right(starts, base + max(m.end() - 1, m.start())) - 1
+    hits.append(Hit(sig.entry_id, lines[start].no, m.group(0), fields, lines[end].no))
+
+
+def _window_text(lines: Sequence[Line], start: int, window: int) -> str:
+    """The lines of a window joined by newlines, each after the first without its paste or tool prefix
+    (`> `, `[rank0]:`, a timestamp...): a message that spans lines is still one message when quoted."""
+    first, *rest = lines[start: start + window]
+    return "\n".join([first.text, *(strip_prefix(line.text) for line in rest)])
 
 
 def _candidate_starts(sig: CompiledSignature, finder: LogText) -> Iterable[int]:
