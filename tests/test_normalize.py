@@ -89,3 +89,8 @@ def test_strip_prefix_takes_off_what_tools_put_before_a_line(line, bare):
     from cudalogs.normalize import strip_prefix
 
     assert strip_prefix(line) == bare
+
+
+def test_web_page_spaces_and_curly_quotes_become_plain():
+    copied = "no\u00a0kernel\u200b image is available \u2018here\u2019 \u201cnow\u201d"
+    assert [line.text for line in lines(copied)] == ["no kernel image is available 'here' \"now\""]

@@ -115,3 +115,17 @@ def test_a_two_line_message_keeps_its_meaning_when_quoted_or_timestamped(kb):
         log = "\n".join(prefix + line for line in two_lines)
         top = explain(log, kb=kb).diagnoses[0]
         assert (top.id, top.cls) == ("ggml-rocm-invalid-device-function", "rocm-gfx-unsupported"), prefix
+
+
+def test_a_terminal_hard_wrap_that_cuts_words_is_rejoined(tiny_kb):
+    one_line = P104_LINE.strip()
+    cut = "\n".join(one_line[i:i + 64] for i in range(0, len(one_line), 64))
+    assert explain(cut, cc="6.1", kb=tiny_kb).diagnoses[0].cls == "arch-not-compiled"
+
+
+def test_an_empty_line_between_every_line_changes_nothing(tiny_kb):
+    spaced = "\n\n".join(V100_LINE.splitlines())
+    report = explain(spaced, gpu="Tesla V100-SXM2-32GB", kb=tiny_kb)
+    assert report.diagnoses[0].cls == "kernel-variant-missing"
+    assert report.diagnoses[0].evidence[0].line_no == 3  # numbered as the user pasted it
+    assert not report.input.truncated

@@ -23,6 +23,11 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 # HTML character references: a log scraped from a web page or an issue's HTML arrives as `&lt;module&gt;`.
 _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,6}|#[xX][0-9a-fA-F]{1,6});")
+# Characters a web page or a word processor puts in place of plain ones: no-break and other Unicode spaces,
+# zero-width marks, curly quotes. A message copied from a browser is still the same message.
+_PLAIN = str.maketrans({**{c: " " for c in "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"},
+                        **{c: None for c in "\u200b\u200c\u200d\u2060\ufeff"},
+                        "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # What tools and people put in front of each line of a log: indentation, Markdown quote marks, torchrun's
 # `[rank0]:`, Ray's `(RayWorker pid=1)`, docker compose's `service  | `, a timestamp. A message that spans
 # lines is matched with these taken off each line (see strip_prefix).
@@ -68,11 +73,14 @@ class Stats:
 
 
 def clean(text: str) -> str:
-    """Remove ANSI escapes and stray control characters from one line; decode HTML character references."""
+    """Remove ANSI escapes and stray control characters from one line; decode HTML character references;
+    make web-page spaces and quotes plain (see _PLAIN)."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "&" in text and _ENTITY.search(text):
         text = html.unescape(text)
+    if not text.isascii():
+        text = text.translate(_PLAIN)
     if text.isprintable():  # the common case, checked in C without running a regex
         return text
     return _CONTROL.sub("", text)

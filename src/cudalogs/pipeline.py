@@ -34,7 +34,8 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     kb = kb or load_kb()
     override = gpu if isinstance(gpu, Gpu) else gpu_context.resolve(gpu, cc, kb.catalog)
     stats = normalize.Stats()
-    kept = list(_lines_that_matter(normalize.lines(log, limits, stats), kb))
+    blank = [0]  # how many blank lines were left out (a count: a huge log may have millions)
+    kept = list(_lines_that_matter(normalize.lines(log, limits, stats), kb, blank))
     text = LogText(kept)
     timeouts: list[str] = []
     hits = signatures.scan(text, kb.compiled, timeouts) if mode != "classifier" else []
@@ -43,7 +44,7 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     ctx = gpu_context.context(text, kb.catalog, kb.facts, override)
     diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text, text.case_folded))
     diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx) if mode != "regex" else (diagnoses, ())
-    summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) < stats.lines,
+    summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) + blank[0] < stats.lines,
                            tuple(stats.notes + timeouts))
     message = "" if diagnoses else (EMPTY_INPUT if not any(line.text.strip() for line in kept) else NO_DIAGNOSIS)
     return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message, related=related)
@@ -83,8 +84,12 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx):
     return found[:1], (() if found else related)
 
 
-def _lines_that_matter(lines: Iterable[Line], kb: KnowledgeBase) -> Iterator[Line]:
-    """All lines of an ordinary log; for a huge one, the first FULL_LINES and then only candidates.
+def _lines_that_matter(lines: Iterable[Line], kb: KnowledgeBase, blank: list[int] | None = None) -> Iterator[Line]:
+    """All non-blank lines of an ordinary log; for a huge one, the first FULL_LINES and then only candidates.
+
+    Blank lines are left out (counted in `blank[0]`): a paste with an empty line between every
+    line (copied from some web pages and chat apps) must read like the log it came from, and a message
+    spanning two lines must still be two neighbouring lines. Kept lines keep their own line numbers.
 
     Past FULL_LINES, lines are read in batches and kept when they hold one of the KB's prefilter
     words, found with one str.find scan per word over each batch's lowercase text (a per-line
@@ -93,7 +98,11 @@ def _lines_that_matter(lines: Iterable[Line], kb: KnowledgeBase) -> Iterator[Lin
     windowed signatures see only the kept neighbours; the report says the input was reduced.
     """
     kept_after, batch = 0, []
+    blank = blank if blank is not None else [0]
     for line in lines:
+        if not line.text.strip():
+            blank[0] += 1
+            continue
         if line.no <= FULL_LINES:
             yield line
             continue

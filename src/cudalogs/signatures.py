@@ -174,24 +174,41 @@ def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
 JOINED_MAX_CHARS = 1_000_000  # the second pass (scan_joined) is for pastes, not for multi-gigabyte training logs
 
 
-def scan_joined(log: LogText, compiled: Iterable[CompiledSignature], timeouts: list[str] | None = None) -> list[Hit]:
+def scan_joined(log: LogText, compiled: Sequence[CompiledSignature], timeouts: list[str] | None = None) -> list[Hit]:
     """A second pass for a log in which no signature matched: each message looked for across line breaks.
 
-    Why: a message copied from a terminal, a notebook or an e-mail is often hard-wrapped, so
-    "no kernel image is available for execution on the device" arrives as two lines and no
-    single line holds it. Here the lines are joined by spaces (prefixes taken off), the
-    literals searched in that text, and each single-line pattern tried on the few lines around
-    a literal. A word cut in half by the wrap is not rejoined.
+    Why: a message copied from a terminal, a notebook or an e-mail is often wrapped, so "no kernel
+    image is available for execution on the device" arrives as two lines and no single line holds
+    it. Here the lines are joined (prefixes taken off), the literals searched in that text, and each
+    single-line pattern tried on the few lines around a literal. A terminal's hard wrap cuts words
+    anywhere, so lines of the log's widest width are first joined with nothing; if that finds
+    nothing (a word wrap, which cuts at spaces), every line is joined by a space.
     """
     lines = log.lines
-    pieces = [strip_prefix(line.text).strip() for line in lines]
-    joined = " ".join(pieces).lower()
-    if not lines or len(joined) > JOINED_MAX_CHARS:
+    if not lines or len(log.text) > JOINED_MAX_CHARS:
         return []
-    starts, pos = [], 0
-    for piece in pieces:
+    width, width_seen = _hard_wrap_width(lines)
+    following = [*lines[1:], None]
+    glue = [len(line.text) == width and (width_seen > 1 or _cut_mid_word(line, after))
+            for line, after in zip(lines, following)]
+    hits = _scan_joined(log, compiled, glue, timeouts) if any(glue) else []
+    return hits or _scan_joined(log, compiled, [False] * len(lines), timeouts)
+
+
+def _scan_joined(log: LogText, compiled: Sequence[CompiledSignature], glue: list[bool],
+                 timeouts: list[str] | None) -> list[Hit]:
+    """scan_joined with line i glued to line i+1 without a space where glue[i]."""
+    lines = log.lines
+    parts: list[str] = []
+    starts: list[int] = []
+    pos = 0
+    for i, line in enumerate(lines):
+        piece = line.text if i and glue[i - 1] else strip_prefix(line.text).strip()
         starts.append(pos)
-        pos += len(piece) + 1
+        parts.append(piece if glue[i] else piece + " ")
+        pos += len(parts[-1])
+    joined = "".join(parts)
+    lower = joined.lower() if not log.case_folded else joined
     hits: list[Hit] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     for sig in compiled:
@@ -200,21 +217,36 @@ def scan_joined(log: LogText, compiled: Iterable[CompiledSignature], timeouts: l
         pattern = sig.folded if log.case_folded else sig.pattern
         tried: set[int] = set()
         for literal in sig.literals:
-            at = joined.find(literal)
+            at = lower.find(literal)
             while at != -1:
                 first = max(0, bisect.bisect_right(starts, at) - 3)
                 if first not in tried:
                     tried.add(first)
-                    _try_joined(sig, pattern, lines, pieces, starts, first, hits, seen, timeouts)
-                at = joined.find(literal, at + 1)
+                    _try_joined(sig, pattern, lines, joined, starts, first, hits, seen, timeouts)
+                at = lower.find(literal, at + 1)
     hits.sort(key=lambda h: (h.line_no, h.entry_id))
     return hits
 
 
-def _try_joined(sig: CompiledSignature, pattern: "regex.Pattern[str]", lines: Sequence[Line], pieces: list[str],
+def _hard_wrap_width(lines: Sequence[Line]) -> tuple[int, int]:
+    """The width a terminal may have wrapped this log at (its longest line, if 60 characters or more; else 0)
+    and how many lines have exactly it: two or more is a hard wrap; one is taken as a cut only mid-word."""
+    longest = max(len(line.text) for line in lines)
+    if longest < 60:
+        return 0, 0
+    return longest, sum(1 for line in lines if len(line.text) == longest)
+
+
+def _cut_mid_word(line: Line, following: Line | None) -> bool:
+    return following is not None and line.text[-1:].isalnum() and following.text[:1].isalnum()
+
+
+def _try_joined(sig: CompiledSignature, pattern: "regex.Pattern[str]", lines: Sequence[Line], joined: str,
                 starts: list[int], first: int, hits: list[Hit], seen: set, timeouts: list[str] | None) -> None:
     """Try one pattern on five joined lines from `first`; a match is a hit on the lines it spans."""
-    region = " ".join(pieces[first: first + 5])
+    last = min(first + 5, len(starts))
+    base = starts[first]
+    region = joined[base: starts[last] if last < len(starts) else len(joined)]
     try:
         m = pattern.search(region, timeout=MATCH_TIMEOUT_S)
     except TimeoutError:
@@ -227,7 +259,6 @@ def _try_joined(sig: CompiledSignature, pattern: "regex.Pattern[str]", lines: Se
     if (sig.entry_id, fields) in seen:
         return
     seen.add((sig.entry_id, fields))
-    base = starts[first]
     start = bisect.bisect_right(starts, base + m.start()) - 1
     end = bisect.bisect_right(starts, base + max(m.end() - 1, m.start())) - 1
     hits.append(Hit(sig.entry_id, lines[start].no, m.group(0), fields, lines[end].no))
