@@ -93,3 +93,12 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
 
 def test_nvidia_smi_short_names_still_resolve(kb):
     assert explain("GPU: Tesla V100-SXM2\nRuntimeError: boom", kb=kb).gpu.gpu.cc == "7.0"
+
+
+@pytest.mark.parametrize(("log_line", "cc"), [
+    ("  device 0: nvidia geforce rtx 3090, compute capability 8.6, vmm: yes", "8.6"),
+    ("minimum capability: 80. current capability: 75.", "7.5"),
+    ("found gpu0 geforce gtx 1080 which is of cuda capability 6.1.", "6.1"),
+])
+def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
+    assert detect(log_line, tiny_kb).gpu.cc == cc

@@ -39,6 +39,14 @@ class _LazyPattern:
             self._compiled = re.compile(self.source)
         return self._compiled
 
+    def for_log(self, log: LogText) -> "re.Pattern[str]":
+        """The pattern, ignoring case for a log that arrived lowercased (as signatures do)."""
+        return _folded(self.pattern) if log.case_folded else self.pattern
+
+
+def _folded(pattern: "re.Pattern[str]") -> "re.Pattern[str]":
+    return re.compile(pattern.pattern, pattern.flags | re.IGNORECASE)  # re's own cache keeps this cheap
+
 
 @dataclass(frozen=True)
 class LogFacts:
@@ -117,7 +125,7 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
     by_line: dict[int, list[_Sighting]] = {}
     for fact in facts.gpu:
         for i in log.lines_with(fact.literal) if fact.literal else range(len(log)):
-            m = fact.pattern.search(log.lines[i].text)
+            m = fact.for_log(log).search(log.lines[i].text)
             gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
             if gpu is not None:
                 by_line.setdefault(i, []).append(_Sighting(gpu, fact.strength, log.lines[i]))
@@ -169,7 +177,7 @@ def _versions(log: LogText, facts: LogFacts) -> tuple[tuple[str, str], ...]:
     for i in sorted(log.lines_matching(_VERSION_LINE)):
         for name, pattern in facts.versions:
             if name not in found:
-                m = pattern.search(log.lines[i].text)
+                m = (_folded(pattern) if log.case_folded else pattern).search(log.lines[i].text)
                 if m:
                     found[name] = m.group("v")
     return tuple(sorted(found.items()))
