@@ -26,3 +26,15 @@ def test_the_fatal_error_outranks_an_earlier_warning(kb):
 def test_order_in_the_log_does_not_decide_it(kb):
     report = explain(OOM + XFORMERS_WARNING, kb=kb)
     assert report.diagnoses[0].id == "torch-cuda-out-of-memory"
+
+
+def test_a_classifier_only_answer_keeps_its_runners_up_below_it(kb):
+    import json
+    from pathlib import Path
+
+    rows = [json.loads(line) for line in (Path(__file__).parents[1] / "data/corpus/ggml.jsonl").read_text().splitlines()]
+    row = next(r for r in rows if r["log"].startswith("llama-cpp-python doesn't tell me that it is offloading"))
+    report = explain(row["log"], kb=kb)
+    first, *rest = report.diagnoses
+    assert (first.cls, first.why_ranked.split(":")[0]) == (row["class"], "classifier")
+    assert all(d.confidence < first.confidence and d.why_ranked.startswith("classifier") for d in rest)
