@@ -59,3 +59,15 @@ def test_signatures_ignore_case_only_in_a_lowercased_log():
     compiled = compile_entries([entry])
     assert scan(_log("runtimeerror: cuda error: no kernel image is available"), compiled)
     assert not scan(_log("RuntimeError: CUDA error: NO KERNEL IMAGE IS AVAILABLE"), compiled)
+
+
+def test_a_pattern_whose_literal_is_absent_is_never_compiled():
+    from cudalogs.model import Entry, Signature
+    from cudalogs.signatures import compile_entries, scan, scan_joined
+
+    entry = Entry(id="x", cls="arch-not-compiled", title="t", status="stable", family="f", root_cause="",
+                  signatures=(Signature(r"no kernel image is available"),), fixes=(), references=(), examples=())
+    compiled = compile_entries([entry])
+    for log in (_log("Epoch 1 loss 0.3", "saving checkpoint"), _log("epoch 1 loss 0.3")):
+        scan(log, compiled), scan_joined(log, compiled)
+    assert compiled[0]._pattern is None and compiled[0]._folded is None  # compiling every pattern costs ~130 ms

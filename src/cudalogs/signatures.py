@@ -149,8 +149,11 @@ def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
     hits: list[Hit] = []
     seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     for sig in compiled:
+        starts = _candidate_starts(sig, finder)
+        if not starts:
+            continue  # NOTE: before touching sig.pattern, which compiles it: most patterns never are
         pattern = sig.folded if finder.case_folded else sig.pattern
-        for start in _candidate_starts(sig, finder):
+        for start in starts:
             text = _window_text(lines, start, sig.window) if sig.window > 1 else lines[start].text
             try:
                 m = pattern.search(text, timeout=MATCH_TIMEOUT_S)
@@ -214,7 +217,6 @@ def _scan_joined(log: LogText, compiled: Sequence[CompiledSignature], glue: list
     for sig in compiled:
         if sig.window > 1 or not sig.literals:
             continue
-        pattern = sig.folded if log.case_folded else sig.pattern
         tried: set[int] = set()
         for literal in sig.literals:
             at = lower.find(literal)
@@ -222,6 +224,7 @@ def _scan_joined(log: LogText, compiled: Sequence[CompiledSignature], glue: list
                 first = max(0, bisect.bisect_right(starts, at) - 3)
                 if first not in tried:
                     tried.add(first)
+                    pattern = sig.folded if log.case_folded else sig.pattern  # compiled only when needed
                     _try_joined(sig, pattern, lines, joined, starts, first, hits, seen, timeouts)
                 at = lower.find(literal, at + 1)
     hits.sort(key=lambda h: (h.line_no, h.entry_id))
