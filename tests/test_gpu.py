@@ -102,3 +102,17 @@ def test_nvidia_smi_short_names_still_resolve(kb):
 ])
 def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     assert detect(log_line, tiny_kb).gpu.cc == cc
+
+
+@pytest.mark.parametrize(("typed", "name"), [
+    ("2080ti 运行报错", "NVIDIA GeForce RTX 2080 Ti"),
+    ("my RTX2080Ti crashes", "NVIDIA GeForce RTX 2080 Ti"),
+    ("on a GTX1080", "NVIDIA GeForce GTX 1080"),
+    ("two 3060ti cards", "NVIDIA GeForce RTX 3060 Ti"),
+])
+def test_geforce_names_as_people_type_them(kb, typed, name):
+    assert detect(typed, kb).gpu.name == name
+
+
+def test_a_bare_model_number_is_not_taken_for_a_gpu(kb):
+    assert detect("step 4090 of 10000", kb).gpu is None

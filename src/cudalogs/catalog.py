@@ -29,6 +29,22 @@ def _norm(name: str) -> str:
     return _SPACES.sub(" ", name).strip(" \t\"'`")
 
 
+_SERIES_MODEL = re.compile(r"^(rtx|gtx|gt|mx) (\d{3,4})(?: (ti|super|ti super))?$")
+
+
+def _squashed(key: str) -> list[str]:
+    """How people type a GeForce model in their own words: "rtx2080ti", "gtx1080", "rtx 3060ti", and, when it
+    ends in Ti, the bare "2080ti" (a bare number without it, "4090", is left out: it could be anything)."""
+    m = _SERIES_MODEL.match(key)
+    if not m:
+        return []
+    series, number, suffix = m.group(1), m.group(2), (m.group(3) or "").replace(" ", "")
+    out = [f"{series}{number}{suffix}", f"{series}{number} {suffix}".strip(), f"{series} {number}{suffix}"]
+    if suffix == "ti":
+        out.append(f"{number}ti")
+    return [short for short in dict.fromkeys(out) if short != key]
+
+
 def _strip_prefixes(key: str) -> str:
     changed = True
     while changed:
@@ -60,6 +76,9 @@ class Catalog:
             for spelling in [row["name"], *row.get("aliases", [])]:
                 catalog._by_key.setdefault(_norm(spelling), gpu)
                 catalog._by_key.setdefault(_strip_prefixes(_norm(spelling)), gpu)
+        for key, gpu in list(catalog._by_key.items()):
+            for short in _squashed(key):
+                catalog._by_key.setdefault(short, gpu)
         return catalog
 
     def lookup(self, name: str) -> Gpu | None:
