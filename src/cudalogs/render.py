@@ -81,6 +81,7 @@ def _gpu_line(ctx: GpuContext, c: "_Colors") -> str:
     if gpu is None:
         return c.dim(f"GPU: not named in the log. Give it with --gpu NAME or --cc X.Y (find it with: {FIND_OUT})")
     arch = f"compute capability {gpu.cc}" if gpu.cc else (gpu.gfx or "")
+    arch = "" if arch == gpu.name else arch  # a GPU known only by its capability is named by it already
     where = f"from line {ctx.line_no}" if ctx.source == "log" else "from --gpu/--cc"
     return c.dim(f"GPU: {gpu.name} ({', '.join(x for x in (arch, gpu.family) if x)}) {where}")
 
@@ -126,7 +127,8 @@ def markdown(report: Report) -> str:
     """An issue-bot comment: headings, the evidence as code, fixes as a list."""
     gpu = report.gpu.gpu
     out = ["### cudalogs diagnosis", ""]
-    out.append(f"**GPU:** {gpu.name} (compute capability {gpu.cc or gpu.gfx or '?'})" if gpu else
+    out.append((gpu.name if gpu.name == f"compute capability {gpu.cc}" else
+                f"{gpu.name} (compute capability {gpu.cc or gpu.gfx or '?'})").join(("**GPU:** ", "")) if gpu else
                f"**GPU:** not named in the log (run `{FIND_OUT}`)")
     out.append("")
     if not report.diagnoses:
