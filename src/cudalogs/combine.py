@@ -61,7 +61,7 @@ def top3_extras(lines: Sequence[Line], probs: Mapping[str, float], nearest: Call
 
 
 def _from_entry(entry: Entry, cls: str, p: float, lines: Sequence[Line], ctx: GpuContext) -> Diagnosis:
-    env = fixes.environment(ctx, {})
+    env = fixes.environment(ctx, {}, entry)  # no signature matched: its captured fields render as "<name>"
     reading = rank.read_entry(entry, env, None)
     evidence = tuple(Evidence(line.no, line.text.strip()) for line in lines if _ERROR_LINE.search(line.text))[:3]
     specs = rank.fix_specs(entry, reading)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from cudalogs import conditions
-from cudalogs.model import FixSpec, Fix, GpuContext
+from cudalogs.model import Entry, FixSpec, Fix, GpuContext
 
 GPU_FIELDS = ("gpu", "arch", "cc", "sm", "vendor", "family", "gfx", "tensor_cores", "smem_per_block",
               "memory_gb", "hsa_override")
@@ -30,10 +30,16 @@ FIND_OUT_AMD = "rocminfo | grep gfx"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def environment(ctx: GpuContext, fields: Mapping[str, str]) -> dict[str, Any]:
-    """The names a condition can read: GPU facts, versions, OS and the hit's captured fields."""
+def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None = None) -> dict[str, Any]:
+    """The names a condition can read: GPU facts, versions, OS and the hit's captured fields.
+
+    With `entry`, every field its signatures can capture is known to be unknown when not captured (another
+    signature matched, or none did): it renders as "<name>", never as a raw "{name}".
+    """
     gpu = ctx.gpu
     env: dict[str, Any] = {name: None for name in (*GPU_FIELDS, *ENV_FIELDS)}
+    if entry is not None:
+        env.update({name: None for sig in entry.signatures for name in _GROUP_NAME.findall(sig.pattern)})
     if gpu is not None:
         env.update(gpu=gpu.name, arch=gpu.arch, cc=gpu.cc or None, sm=f"sm_{gpu.arch}" if gpu.arch else None,
                    vendor=gpu.vendor, family=gpu.family or None, gfx=gpu.gfx or None,
@@ -44,6 +50,9 @@ def environment(ctx: GpuContext, fields: Mapping[str, str]) -> dict[str, Any]:
     for key, value in fields.items():
         env[key] = int(value) if value.isdigit() else value
     return env
+
+
+_GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
 
 
 def render(template: str, env: Mapping[str, Any]) -> str:

@@ -68,7 +68,7 @@ def _diagnosis(entry: Entry, hits: list[Hit], line_text: Mapping[int, str], ctx:
     for hit in hits:  # the first hit's captures win; later hits fill in fields it lacked
         for key, value in hit.fields:
             fields.setdefault(key, value)
-    env = fixes.environment(ctx, fields)
+    env = fixes.environment(ctx, fields, entry)
     reading = read_entry(entry, env, log_has)
     specs = fix_specs(entry, reading)
     score, why = _score(entry, hits, log_has)
