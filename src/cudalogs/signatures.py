@@ -155,19 +155,10 @@ def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
         pattern = sig.folded if finder.case_folded else sig.pattern
         for start in starts:
             text = _window_text(lines, start, sig.window) if sig.window > 1 else lines[start].text
-            try:
-                m = pattern.search(text, timeout=MATCH_TIMEOUT_S)
-            except TimeoutError:
-                if timeouts is not None:
-                    timeouts.append(f"{sig.entry_id}: pattern {sig.index} timed out on line {lines[start].no}")
+            m = _search(sig, pattern, text, lines[start].no, timeouts)
+            fields = _unseen_fields(sig, m, seen) if m is not None else None
+            if fields is None:
                 continue
-            if m is None:
-                continue
-            fields = tuple(sorted((k, v) for k, v in m.groupdict().items() if v is not None))
-            key = (sig.entry_id, fields)
-            if key in seen:
-                continue
-            seen.add(key)
             end = start + text.count("\n", 0, m.end())
             hits.append(Hit(sig.entry_id, lines[start + text.count("\n", 0, m.start())].no, m.group(0), fields, lines[end].no))
     hits.sort(key=lambda h: (h.line_no, h.entry_id))
@@ -250,21 +241,33 @@ def _try_joined(sig: CompiledSignature, pattern: "regex.Pattern[str]", lines: Se
     last = min(first + 5, len(starts))
     base = starts[first]
     region = joined[base: starts[last] if last < len(starts) else len(joined)]
-    try:
-        m = pattern.search(region, timeout=MATCH_TIMEOUT_S)
-    except TimeoutError:
-        if timeouts is not None:
-            timeouts.append(f"{sig.entry_id}: pattern {sig.index} timed out on line {lines[first].no}")
+    m = _search(sig, pattern, region, lines[first].no, timeouts)
+    fields = _unseen_fields(sig, m, seen) if m is not None else None
+    if fields is None:
         return
-    if m is None:
-        return
-    fields = tuple(sorted((k, v) for k, v in m.groupdict().items() if v is not None))
-    if (sig.entry_id, fields) in seen:
-        return
-    seen.add((sig.entry_id, fields))
     start = bisect.bisect_right(starts, base + m.start()) - 1
     end = bisect.bisect_right(starts, base + max(m.end() - 1, m.start())) - 1
     hits.append(Hit(sig.entry_id, lines[start].no, m.group(0), fields, lines[end].no))
+
+
+def _search(sig: CompiledSignature, pattern: "regex.Pattern[str]", text: str, line_no: int,
+            timeouts: list[str] | None) -> "regex.Match[str] | None":
+    """pattern.search under the per-line time limit: a pathological line is recorded and skipped, not waited on."""
+    try:
+        return pattern.search(text, timeout=MATCH_TIMEOUT_S)
+    except TimeoutError:
+        if timeouts is not None:
+            timeouts.append(f"{sig.entry_id}: pattern {sig.index} timed out on line {line_no}")
+        return None
+
+
+def _unseen_fields(sig: CompiledSignature, m: "regex.Match[str]", seen: set) -> tuple[tuple[str, str], ...] | None:
+    """The match's captured fields, or None when this entry already has a hit with the same fields."""
+    fields = tuple(sorted((k, v) for k, v in m.groupdict().items() if v is not None))
+    if (sig.entry_id, fields) in seen:
+        return None
+    seen.add((sig.entry_id, fields))
+    return fields
 
 
 def _window_text(lines: Sequence[Line], start: int, window: int) -> str:
