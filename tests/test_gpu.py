@@ -116,3 +116,9 @@ def test_geforce_names_as_people_type_them(kb, typed, name):
 
 def test_a_bare_model_number_is_not_taken_for_a_gpu(kb):
     assert detect("step 4090 of 10000", kb).gpu is None
+
+
+def test_a_device_report_wrapped_over_two_lines_still_names_the_gpu(tiny_kb):
+    wrapped = "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4\nGPU has compute capability 7.5."
+    ctx = detect(wrapped, tiny_kb)
+    assert (ctx.gpu.cc, ctx.line_no) == ("7.5", 1)

@@ -17,6 +17,7 @@ from cudalogs.catalog import Catalog
 from cudalogs.errors import UnknownGpuError
 from cudalogs.logtext import LogText
 from cudalogs.model import Gpu, GpuContext, Line
+from cudalogs.normalize import strip_prefix
 from cudalogs.signatures import branch_literals, required_literal
 
 _CC_TEXT = re.compile(r"^(?:sm_?|compute_)?(\d{1,3})(?:\.(\d))?$", re.IGNORECASE)
@@ -133,7 +134,35 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
         mentioned = catalog.mentions(log.lines[i].text)
         if len({g.name for g, _s, _o in mentioned}) == 1:  # a list of several models is not a sighting
             by_line[i] = [_Sighting(mentioned[0][0], _MENTION_STRENGTH, log.lines[i])]
+    if not by_line:
+        by_line = _wrapped_sightings(log, catalog, facts)
     return [s for i in sorted(by_line) for s in by_line[i]]
+
+
+WRAPPED_MAX_LINES = 5000
+
+
+def _wrapped_sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> dict[int, list[_Sighting]]:
+    """Device reports split over two lines by a wrapped paste ("... compute capability" / "7.5."), for a log
+    in which no line names a GPU. Each pair of neighbouring lines is read as one (a space between them)."""
+    if not 1 < len(log) <= WRAPPED_MAX_LINES:
+        return {}
+    lines = log.lines
+    pairs = [f"{a.text.rstrip()} {strip_prefix(b.text).strip()}" for a, b in zip(lines, lines[1:])]
+    joined = "\n".join(pairs).lower()
+    found: dict[int, list[_Sighting]] = {}
+    for fact in facts.gpu:
+        if fact.literal and fact.literal not in joined:
+            continue
+        pattern = fact.for_log(log)
+        for i, text in enumerate(pairs):
+            if fact.literal and fact.literal not in text.lower():
+                continue
+            m = pattern.search(text)
+            gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
+            if gpu is not None:
+                found.setdefault(i, []).append(_Sighting(gpu, fact.strength, lines[i]))
+    return found
 
 
 def _gpu_from_match(groups: dict[str, str | None], catalog: Catalog) -> Gpu | None:
