@@ -70,10 +70,14 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx):
         return diagnoses, ()
     vector = model.vector(classifier.classifier_text(kept))
     probs = model.probabilities_of(vector)
-    similar = sorted(((score, eid) for eid, score in model.similarities(vector).items() if eid in kb.by_id), reverse=True)
+
+    @functools.cache
+    def similar() -> list[tuple[float, str]]:
+        """Entries by cosine to the log: computed only when an answer needs an entry (most signature hits do not)."""
+        return sorted(((score, eid) for eid, score in model.similarities(vector).items() if eid in kb.by_id), reverse=True)
 
     def nearest(cls: str):  # type: ignore[no-untyped-def]
-        return next((kb.by_id[eid] for score, eid in similar if kb.by_id[eid].cls == cls and score > 0), None)
+        return next((kb.by_id[eid] for score, eid in similar() if kb.by_id[eid].cls == cls and score > 0), None)
 
     if diagnoses:
         blended = combine.with_classifier(diagnoses, probs)
@@ -82,7 +86,7 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx):
     found = combine.classifier_only(kept, probs, nearest, ctx, model.threshold, set())[:1]
     if found:  # the answer passed the threshold; its runners-up follow it, ranked below, as with a signature hit
         return found + combine.top3_extras(kept, probs, nearest, ctx, {found[0].cls}, room=2), ()
-    related = tuple((eid, kb.by_id[eid].title, round(score, 2)) for score, eid in similar[:3] if score >= 0.1)
+    related = tuple((eid, kb.by_id[eid].title, round(score, 2)) for score, eid in similar()[:3] if score >= 0.1)
     return found, related
 
 
