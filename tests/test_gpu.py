@@ -118,6 +118,31 @@ def test_a_bare_model_number_is_not_taken_for_a_gpu(kb):
     assert detect("step 4090 of 10000", kb).gpu is None
 
 
+@pytest.mark.parametrize(("typed", "name"), [
+    ("使用v100在运行RL章节的示例", "Tesla V100"),              # no space between a name and Chinese words
+    ("我电脑是独立显卡5060，选择CUDA加速后报错", "NVIDIA GeForce RTX 5060"),
+    ("八卡3090训练时报错", "NVIDIA GeForce RTX 3090"),
+    ("my 3090 GPU stops after an hour", "NVIDIA GeForce RTX 3090"),
+    ("My graphics card is an NVIDIA 3080 with 16GB", "NVIDIA GeForce RTX 3080"),
+    ("I have a GTX 1080.", "NVIDIA GeForce GTX 1080"),         # a full stop after the name
+    ("It fails on Colab (T4).", "Tesla T4"),
+    ("GPU: 2x A10 24GB", "NVIDIA A10"),
+    ("installed on a machine with an A5000 graphics card", "NVIDIA RTX A5000"),
+])
+def test_a_gpu_named_in_a_users_own_words(kb, typed, name):
+    assert detect(typed, kb).gpu.name == name
+
+
+@pytest.mark.parametrize("text", [
+    "batch 4090 samples in 3 s",     # a number with no word for a card beside it
+    "the t4 and l4 tiers",            # short data-centre names count only in capitals
+    "flashed the L4T image",          # L4T (Jetson Linux) is not an L4
+    "set TILE=A2 and P4 in the config",  # A2 / P4 are too often something else
+])
+def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
+    assert detect(text, kb).gpu is None
+
+
 def test_a_device_report_wrapped_over_two_lines_still_names_the_gpu(tiny_kb):
     wrapped = "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4\nGPU has compute capability 7.5."
     ctx = detect(wrapped, tiny_kb)

@@ -14,7 +14,11 @@ from typing import Any
 from cudalogs.model import Gpu
 
 _PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ")
-_WORD = re.compile(r"[\w.+-]+")
+# ASCII only: catalog names are ASCII, and a name written inside CJK text ("用v100在运行", "单卡3080") has no
+# space around it, where \w would glue it to the Chinese words on both sides.
+_WORD = re.compile(r"[A-Za-z0-9_.+-]+")
+_NOT_IN_WORD = "[A-Za-z0-9_.+-]"
+_WORD_END = r"(?![A-Za-z0-9_+-]|\.[A-Za-z0-9_])"  # a sentence's full stop may follow a name: "a GTX 1080."
 _MAX_WORDS = 7
 _FAMILY_BY_MAJOR = {3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
 
@@ -29,6 +33,13 @@ def _norm(name: str) -> str:
     return _SPACES.sub(" ", name).strip(" \t\"'`")
 
 
+_CARD_WORD = r"(?:显卡|顯卡|卡|gpus?|graphics card|video card|card)"
+BARE_MODEL = re.compile(
+    rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?P<s1>\s?(?:ti|super))?(?![A-Za-z0-9_+-])\s?{_CARD_WORD}"
+    rf"|(?<![A-Za-z])(?:{_CARD_WORD}|nvidia|geforce)[:：]?\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super))?(?![A-Za-z0-9_.+-])")
+# Data-centre names shorter than four characters, taken only as written in capitals ("on a T4", "8xA100" is
+# long enough anyway): in lowercase, "t4" or "l4" is too often something else. "A2", "P4" and "VII" stay out.
+_SHORT_NAMES = frozenset({"a10", "a16", "a30", "a40", "h20", "k80", "l20", "l4", "l40", "m40", "m60", "p40", "t4"})
 _SERIES_MODEL = re.compile(r"^(rtx|gtx|gt|mx) (\d{3,4})(?: (ti|super|ti super))?$")
 
 
@@ -96,7 +107,7 @@ class Catalog:
         if self._first_word_re is None:
             self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
             alternation = "|".join(re.escape(w) for w in sorted(self._first_words, key=len, reverse=True))
-            self._first_word_re = re.compile(rf"(?<![\w.+-])(?:{alternation})(?![\w.+-])")
+            self._first_word_re = re.compile(rf"(?<!{_NOT_IN_WORD})(?:{alternation}){_WORD_END}")
         return self._first_word_re
 
     def mentions(self, text: str) -> list[tuple[Gpu, str, int]]:
@@ -108,18 +119,34 @@ class Catalog:
         """
         if not self.mention_pattern().search(text.lower()):  # most log lines name no GPU: skip tokenising them
             return []
-        words = [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+        words = [(w.lower(), m.start(), m.start() + len(w)) for m in _WORD.finditer(text) if (w := m.group(0).rstrip("."))]
         out, i = [], 0
         while i < len(words):
             if words[i][0] in self._first_words:
                 for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
                     key = " ".join(w for w, _s, _e in words[i: i + n])
-                    gpu = self._by_key.get(key) if len(key) >= 4 else None
+                    short_ok = n == 1 and key in _SHORT_NAMES and text[words[i][1]: words[i][2]] == key.upper()
+                    gpu = self._by_key.get(key) if len(key) >= 4 or short_ok else None
                     if gpu is not None:
                         out.append((gpu, text[words[i][1]: words[i + n - 1][2]], words[i][1]))
                         i += n - 1
                         break
             i += 1
+        return out
+
+    def bare_models(self, text: str) -> list[tuple[Gpu, str, int]]:
+        """GeForce models written as a bare number beside a word for the card: "my 3090 GPU", "5090显卡",
+        "单卡3080", "card: 2080ti". A bare number alone ("4090") is left out: it could be anything; with the
+        word next to it, it is the card. Only numbers that are GeForce RTX/GTX models in the catalog count."""
+        out = []
+        for m in BARE_MODEL.finditer(text):
+            number, suffix = m.group("n1") or m.group("n2"), (m.group("s1") or m.group("s2") or "").strip().lower()
+            for series in ("rtx", "gtx"):
+                gpu = self._by_key.get(f"{series} {number} {suffix}".strip())
+                if gpu is not None:
+                    start = m.start("n1") if m.group("n1") else m.start("n2")
+                    out.append((gpu, f"{number}{suffix}", start))
+                    break
         return out
 
     def suggest(self, name: str, n: int = 3) -> list[str]:

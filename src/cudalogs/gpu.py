@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cudalogs.catalog import Catalog
+from cudalogs.catalog import BARE_MODEL, Catalog
 from cudalogs.errors import UnknownGpuError
 from cudalogs.logtext import LogText
 from cudalogs.model import Gpu, GpuContext, Line
@@ -136,6 +136,11 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
             by_line[i] = [_Sighting(mentioned[0][0], _MENTION_STRENGTH, log.lines[i])]
     if not by_line:
         by_line = _wrapped_sightings(log, catalog, facts)
+    if not by_line:
+        for i in sorted(log.lines_matching(BARE_MODEL)):
+            named = catalog.bare_models(log.lines[i].text)
+            if len({g.name for g, _s, _o in named}) == 1:
+                by_line[i] = [_Sighting(named[0][0], _MENTION_STRENGTH, log.lines[i])]
     return [s for i in sorted(by_line) for s in by_line[i]]
 
 
