@@ -17,10 +17,20 @@ ROOT = Path(__file__).resolve().parents[1]
 MODES = ("regex", "classifier", "combined")
 
 
+def kb_example_threads() -> set[str]:
+    """Threads a KB entry quotes as an example: their logs shaped a signature, so they measure nothing."""
+    from cudalogs.knowledge import load_kb
+
+    return {ex.source.strip().rstrip("/") for e in load_kb().entries for ex in e.examples}
+
+
 def held_out() -> list[dict]:
+    """The test split of data/corpus + data/negative, less any thread that is also a KB example."""
     rows = read_jsonl((ROOT / "data" / "corpus").glob("*.jsonl"))
     rows += [dict(r, **{"class": "none"}) for r in read_jsonl((ROOT / "data" / "negative").glob("*.jsonl"))]
-    return [r for r in rows if split_of(r.get("source", "")) == "test"]
+    quoted = kb_example_threads()
+    return [r for r in rows if split_of(r.get("source", "")) == "test"
+            and r.get("source", "").strip().rstrip("/") not in quoted]
 
 
 def main() -> None:
