@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from cudalogs.classifier import Model, analyze, classifier_text  # noqa: E402
+from cudalogs.classifier import Model, analyze, classifier_text, reports_failure  # noqa: E402
 from cudalogs.model import Line  # noqa: E402
 from cudalogs.train import Case, export, fit, to_text  # noqa: E402
 
@@ -36,3 +36,28 @@ def test_classifier_text_keeps_relevant_lines_masked():
 
 def test_analyze_gives_words_and_bigrams():
     assert analyze("CUDA error: <num>") == ["cuda", "error", "<num>", "cuda error", "error <num>"]
+
+
+@pytest.mark.parametrize(("text", "reports"), [
+    ("RuntimeError: CUDA error: out of memory", True),
+    ("The software raises an error: GPUs with compute capability < 8.0 are not supported.", True),
+    ("训练时报错 CUDA out of memory", True),
+    ("I have no GPU usage, and my VRAM is empty", True),   # a report in words
+    ("ollama is not using my gpu", True),
+    ("Can I run this model on a V100?", False),
+    ("用bf16微调的模型，能在V100上跑吗？", False),          # a question: nothing failed
+    ("Does flash attention 2 support A40 when the head dim >= 128?", False),
+    ("Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes", False),
+])
+def test_reports_failure_tells_a_failure_from_a_question_or_a_banner(text, reports):
+    assert reports_failure(text) is reports
+
+
+def test_a_text_that_reports_no_failure_needs_the_stricter_threshold():
+    vectorizer, model = fit(CASES)
+    exported = export(vectorizer, model, threshold=0.5)
+    exported["threshold_no_failure"] = 0.9
+    scorer = Model.from_dict(exported)
+    assert (scorer.threshold_for(True), scorer.threshold_for(False)) == (0.5, 0.9)
+    del exported["threshold_no_failure"]  # a model from before the split reads as one threshold for both
+    assert Model.from_dict(exported).threshold_for(False) == 0.5

@@ -30,6 +30,14 @@ _TOKEN = re.compile(r"<\w+>|[a-z_][a-z0-9_]+|[a-z0-9]+")
 _RELEVANT = re.compile(  # matched against lowercased lines (IGNORECASE alternations are several times slower)
     r"error|exception|fail|warn|cuda|gpu|capab|kernel|nccl|cublas|cudnn|triton|rocm|hip|flash|bf16|bfloat|fp8|"
     r"memory|driver|nvcc|ptxas|assert|arch|sm_\d|compute|device|support|xformers|bitsandbytes|quant|marlin|ecc|xid|container")
+# Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
+# only on such a text: a question ("can a bf16 model run on a V100?") or a healthy log that merely names the same
+# things must not get a diagnosis, however close its words are to a fault's.
+_FAILURE_CUE = re.compile(
+    r"\berror|exception|traceback|failed|failure|fatal|abort|crash|assert|segmentation fault|core dumped|"
+    r"(?:does ?n[o']t|do ?n[o']t|is ?n[o']t|wo ?n[o']t|not) (?:work|run|start|load|use|using|utiliz|detect|recogni)|"
+    r"can ?n?o?[o']?t (?:run|use|load|start|find|detect)|unable to|\bno gpu usage|"
+    r"报错|错误|失败|崩溃|无法|不能用|用不了|跑不起来|エラー|오류|ошибк")
 MAX_LINES = 300
 MAX_CHARS = 20_000
 
@@ -38,6 +46,11 @@ def classifier_text(lines: Sequence[Line]) -> str:
     """The part of a log the classifier reads: relevant lines, masked, bounded in size."""
     picked = [line.text for line in lines if _RELEVANT.search(line.text.lower())][:MAX_LINES] or [line.text for line in lines[:MAX_LINES]]
     return mask("\n".join(picked))[:MAX_CHARS]
+
+
+def reports_failure(text: str) -> bool:
+    """Whether the text says something failed (an error, exception, traceback, crash, assertion)."""
+    return _FAILURE_CUE.search(text.lower()) is not None
 
 
 def analyze(text: str) -> list[str]:
@@ -53,7 +66,7 @@ class Model:
     idf: array
     coef: array  # len(vocab) * len(classes), row-major by term
     intercept: tuple[float, ...]
-    threshold: float
+    threshold: float  # for a text that reports a failure (reports_failure); calibrated on held-out negatives that do
     sublinear_tf: bool = True
     # each entry's mean example vector, l2-normalised and inverted by term (see train.postings), so the cosine
     # with every entry is one pass over the log's own terms: term i's postings are [offsets[i], offsets[i+1])
@@ -61,6 +74,11 @@ class Model:
     offsets: array = field(default_factory=lambda: array("i"))
     posting_entry: array = field(default_factory=lambda: array("H"))
     posting_weight: array = field(default_factory=lambda: array("f"))
+    threshold_no_failure: float = 1.0  # for any other text: calibrated on every held-out negative
+
+    def threshold_for(self, reports: bool) -> float:
+        """The probability a classifier-only answer needs, by whether the text reports a failure."""
+        return self.threshold if reports else max(self.threshold, self.threshold_no_failure)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Model":
@@ -74,7 +92,8 @@ class Model:
             arr.frombytes(base64.b64decode(packed.get(key, "")))
         return cls(tuple(data["classes"]), {t: i for i, t in enumerate(vocab)}, idf, coef,
                    tuple(data["intercept"]), float(data["threshold"]), bool(data.get("sublinear_tf", True)),
-                   tuple(packed.get("entries", ())), *arrays)
+                   tuple(packed.get("entries", ())), *arrays,
+                   float(data.get("threshold_no_failure", data["threshold"])))
 
     def vector(self, text: str) -> dict[int, float]:
         """The l2-normalised tf-idf vector, as scikit-learn's TfidfVectorizer computes it."""

@@ -83,7 +83,8 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx):
         blended = combine.with_classifier(diagnoses, probs)
         present = {d.cls for d in blended}
         return blended + combine.top3_extras(kept, probs, nearest, ctx, present, room=3 - len(blended)), ()
-    found = combine.classifier_only(kept, probs, nearest, ctx, model.threshold, set())[:1]
+    reports = classifier.reports_failure("\n".join(line.text for line in kept[:classifier.MAX_LINES * 10]))
+    found = combine.classifier_only(kept, probs, nearest, ctx, model.threshold_for(reports), set())[:1]
     if found:  # the answer passed the threshold; its runners-up follow it, ranked below, as with a signature hit
         return found + combine.top3_extras(kept, probs, nearest, ctx, {found[0].cls}, room=2), ()
     related = tuple((eid, kb.by_id[eid].title, round(score, 2)) for score, eid in similar()[:3] if score >= 0.1)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cudalogs.classifier import MODEL_FORMAT, NONE_CLASS, analyze, classifier_text
+from cudalogs.classifier import MODEL_FORMAT, NONE_CLASS, analyze, classifier_text, reports_failure
 from cudalogs.normalize import lines
 
 TEST_SHARE = 5  # one thread in five is held out
@@ -143,7 +143,9 @@ def train(bundle: dict[str, Any], data_dir: Path) -> dict[str, Any]:
     cases = kb_cases(bundle) + [k for k in corpus_cases(data_dir) if split_of(k.source) == "train"]
     vectorizer, model = fit(cases)
     held_out_none = [k for k in corpus_cases(data_dir) if k.cls == NONE_CLASS and split_of(k.source) == "test"]
-    exported = export(vectorizer, model, abstention_threshold(vectorizer, model, held_out_none))
+    reporting = [k for k in held_out_none if reports_failure(k.text)]
+    exported = export(vectorizer, model, abstention_threshold(vectorizer, model, reporting))
+    exported["threshold_no_failure"] = abstention_threshold(vectorizer, model, held_out_none)
     exported["postings"] = postings(centroids(vectorizer, bundle), len(exported["vocab"]))
     return exported
 
@@ -151,6 +153,10 @@ def train(bundle: dict[str, Any], data_dir: Path) -> dict[str, Any]:
 def abstention_threshold(vectorizer: Any, model: Any, negatives: list[Case]) -> float:
     """The probability a classifier-only answer needs: DEFAULT_THRESHOLD, raised above the highest score any
     held-out negative (a real log without a GPU fault, never trained on) gets for a fault class.
+
+    Two are calibrated: one over the held-out negatives whose text reports a failure (an unrelated error), used
+    for texts that report one; one over all held-out negatives, used for texts that report none (a question
+    that names bf16 and a V100 reads much like a bf16 fault, and says nothing failed).
 
     Why calibrate on held-out negatives: a silent answer on a healthy log is worth more than one more
     recovered paraphrase, and logs the model has never seen are the only honest measure of that.
