@@ -128,6 +128,12 @@ def test_a_bare_model_number_is_not_taken_for_a_gpu(kb):
     ("It fails on Colab (T4).", "Tesla T4"),
     ("GPU: 2x A10 24GB", "NVIDIA A10"),
     ("installed on a machine with an A5000 graphics card", "NVIDIA RTX A5000"),
+    ("training on 8xA100 80GB", "NVIDIA A100"),                # a count glued to the name
+    ("dual 4090GPU workstation", "NVIDIA GeForce RTX 4090"),
+    ("我用的4090D跑不起来", "NVIDIA GeForce RTX 4090 D"),
+    ("6700xt显卡 无法使用", "AMD Radeon RX 6700 XT"),
+    ("old laptop with a gt650m", "GeForce GT 650M"),
+    ("RTX 2070S, driver 551", "NVIDIA GeForce RTX 2070 SUPER"),
 ])
 def test_a_gpu_named_in_a_users_own_words(kb, typed, name):
     assert detect(typed, kb).gpu.name == name
@@ -138,6 +144,8 @@ def test_a_gpu_named_in_a_users_own_words(kb, typed, name):
     "the t4 and l4 tiers",            # short data-centre names count only in capitals
     "flashed the L4T image",          # L4T (Jetson Linux) is not an L4
     "set TILE=A2 and P4 in the config",  # A2 / P4 are too often something else
+    "flag 0xff set",                      # hex, not a count before a name
+    "prices in the 2070s",                # a bare number with a suffix but no word for a card
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
     assert detect(text, kb).gpu is None

@@ -16,7 +16,7 @@ from cudalogs.model import Gpu
 _PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ")
 # ASCII only: catalog names are ASCII, and a name written inside CJK text ("用v100在运行", "单卡3080") has no
 # space around it, where \w would glue it to the Chinese words on both sides.
-_WORD = re.compile(r"[A-Za-z0-9_.+-]+")
+_WORD = re.compile(r"\d{1,3}[x×*](?=[A-Za-z])|[A-Za-z0-9_.+-]+")  # "8xA100": a count, then the name
 _NOT_IN_WORD = "[A-Za-z0-9_.+-]"
 _WORD_END = r"(?![A-Za-z0-9_+-]|\.[A-Za-z0-9_])"  # a sentence's full stop may follow a name: "a GTX 1080."
 _MAX_WORDS = 7
@@ -35,24 +35,27 @@ def _norm(name: str) -> str:
 
 _CARD_WORD = r"(?:显卡|顯卡|卡|gpus?|graphics card|video card|card)"
 BARE_MODEL = re.compile(
-    rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?P<s1>\s?(?:ti|super))?(?![A-Za-z0-9_+-])\s?{_CARD_WORD}"
+    rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?P<s1>\s?(?:ti|super))?\s?{_CARD_WORD}"
     rf"|(?<![A-Za-z])(?:{_CARD_WORD}|nvidia|geforce)[:：]?\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super))?(?![A-Za-z0-9_.+-])")
 # Data-centre names shorter than four characters, taken only as written in capitals ("on a T4", "8xA100" is
 # long enough anyway): in lowercase, "t4" or "l4" is too often something else. "A2", "P4" and "VII" stay out.
 _SHORT_NAMES = frozenset({"a10", "a16", "a30", "a40", "h20", "k80", "l20", "l4", "l40", "m40", "m60", "p40", "t4"})
-_SERIES_MODEL = re.compile(r"^(rtx|gtx|gt|mx) (\d{3,4})(?: (ti|super|ti super))?$")
+_SERIES_MODEL = re.compile(r"^(rtx|gtx|gt|mx|rx) (\d{3,4}m?)(?: (ti|super|ti super|xt|xtx|d))?$")
 
 
 def _squashed(key: str) -> list[str]:
-    """How people type a GeForce model in their own words: "rtx2080ti", "gtx1080", "rtx 3060ti", and, when it
-    ends in Ti, the bare "2080ti" (a bare number without it, "4090", is left out: it could be anything)."""
+    """How people type a GeForce or Radeon model in their own words: "rtx2080ti", "gtx1080", "rtx 3060ti",
+    "gt650m", "rx6700xt", "rtx 2070s", and, when it ends in Ti, XT or D, the bare "2080ti", "6700xt", "4090d"
+    (a bare number without it, "4090", is left out: it could be anything)."""
     m = _SERIES_MODEL.match(key)
     if not m:
         return []
     series, number, suffix = m.group(1), m.group(2), (m.group(3) or "").replace(" ", "")
     out = [f"{series}{number}{suffix}", f"{series}{number} {suffix}".strip(), f"{series} {number}{suffix}"]
-    if suffix == "ti":
-        out.append(f"{number}ti")
+    if suffix in ("ti", "xt", "xtx", "d"):
+        out.append(f"{number}{suffix}")
+    if suffix == "super":
+        out += [f"{series} {number}s", f"{series}{number}s"]
     return [short for short in dict.fromkeys(out) if short != key]
 
 
@@ -107,7 +110,7 @@ class Catalog:
         if self._first_word_re is None:
             self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
             alternation = "|".join(re.escape(w) for w in sorted(self._first_words, key=len, reverse=True))
-            self._first_word_re = re.compile(rf"(?<!{_NOT_IN_WORD})(?:{alternation}){_WORD_END}")
+            self._first_word_re = re.compile(rf"(?<!{_NOT_IN_WORD})(?:\d{{1,3}}[x×*])?(?:{alternation}){_WORD_END}")
         return self._first_word_re
 
     def mentions(self, text: str) -> list[tuple[Gpu, str, int]]:

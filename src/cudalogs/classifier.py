@@ -37,7 +37,7 @@ _FAILURE_CUE = re.compile(
     r"\berror|exception|traceback|failed|failure|fatal|abort|crash|assert|segmentation fault|core dumped|"
     r"(?:does ?n[o']t|do ?n[o']t|is ?n[o']t|wo ?n[o']t|not) (?:work|run|start|load|use|using|utiliz|detect|recogni)|"
     r"can ?n?o?[o']?t (?:run|use|load|start|find|detect)|unable to|\bno gpu usage|"
-    r"报错|错误|失败|崩溃|无法|不能用|用不了|跑不起来|エラー|오류|ошибк")
+    r"out of memory|\boom\b|报错|错误|失败|崩溃|无法|不能用|用不了|跑不起来|显存不足|爆显存|エラー|오류|ошибк")
 MAX_LINES = 300
 MAX_CHARS = 20_000
 
