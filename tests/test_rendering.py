@@ -19,7 +19,19 @@ def test_no_title_or_root_cause_shows_a_raw_placeholder(kb):
     assert shown == []
 
 
-def test_a_field_only_one_signature_captures_renders_as_unknown(kb):
-    # the bare exception form names no size: the title says so instead of printing "{requested}"
+def test_a_field_only_one_signature_captures_leaves_the_title_and_shows_as_unknown_in_the_text(kb):
+    # the bare exception form names no size: the title drops its "(tried to allocate ...)" aside
     top = explain("RuntimeError: CUDA out of memory", kb=kb).diagnoses[0]
-    assert top.title == "PyTorch: CUDA out of memory (tried to allocate <requested>)"
+    assert top.title == "PyTorch: CUDA out of memory"
+    sized = explain("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", kb=kb).diagnoses[0]
+    assert sized.title == "PyTorch: CUDA out of memory (tried to allocate 2.00 GiB)"
+
+
+def test_a_title_never_shows_an_aside_about_an_unknown_value():
+    from cudalogs.fixes import render_title
+
+    unknown = {"gpu_name": None, "current": None, "op": None, "requested": None}
+    assert render_title("vLLM: Bfloat16 needs compute capability 8.0; {gpu_name} has {current}", unknown) == \
+        "vLLM: Bfloat16 needs compute capability 8.0"
+    assert render_title("ggml CUDA: {op} failed", unknown) == "ggml CUDA: <op> failed"   # no aside to drop
+    assert render_title("code {not_a_field} stays", unknown) == "code {not_a_field} stays"

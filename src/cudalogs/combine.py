@@ -66,7 +66,7 @@ def _from_entry(entry: Entry, cls: str, p: float, lines: Sequence[Line], ctx: Gp
     evidence = tuple(Evidence(line.no, line.text.strip()) for line in lines if _ERROR_LINE.search(line.text))[:3]
     specs = rank.fix_specs(entry, reading)
     return Diagnosis(
-        id=entry.id, cls=cls, title=fixes.render(reading.title, env), status=entry.status,
+        id=entry.id, cls=cls, title=fixes.render_title(reading.title, env), status=entry.status,
         confidence=round(min(0.95, p * 0.8), 2), evidence=evidence, root_cause=fixes.render(reading.root_cause, env),
         fixes=tuple(fixes.applicable(specs, env)), references=entry.references,
         why_ranked=f"classifier: p={p:.2f} for {cls}; no signature matched, nearest entry {entry.id}",

@@ -55,8 +55,9 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
 
 
-def render(template: str, env: Mapping[str, Any]) -> str:
-    """Fill `{name}` placeholders; unknown values become a readable hint, other braces stay."""
+def render(template: str, env: Mapping[str, Any], marker: str = "") -> str:
+    """Fill `{name}` placeholders; unknown values become a readable hint (or `marker`-wrapped names), other braces
+    stay."""
 
     def fill(m: re.Match[str]) -> str:
         key = m.group(1)
@@ -64,10 +65,24 @@ def render(template: str, env: Mapping[str, Any]) -> str:
             return m.group(0)  # literal braces in code, e.g. a dict in a Python snippet
         value = env[key]
         if value is None or value == "":
-            return UNKNOWN_TEXT.get(key, f"<{key}>")
+            return f"{marker}{key}{marker}" if marker else UNKNOWN_TEXT.get(key, f"<{key}>")
         return str(value)
 
     return _PLACEHOLDER.sub(fill, template)
+
+
+_MARK = "\x00"
+_PAREN_WITH_UNKNOWN = re.compile(r"\s*\([^()\x00]*\x00[^()]*\)")
+_CLAUSE_WITH_UNKNOWN = re.compile(r";[^;\x00]*\x00.*$")
+
+
+def render_title(template: str, env: Mapping[str, Any]) -> str:
+    """A title reads as a headline: an aside that would only say "<requested>" is left out ("CUDA out of memory
+    (tried to allocate <requested>)" -> "CUDA out of memory"), and so is a trailing "; ..." clause about an unknown
+    value; an unknown value elsewhere keeps its readable hint, as in render()."""
+    marked = render(template, {k: (v if v not in (None, "") else None) for k, v in env.items()}, marker=_MARK)
+    tidy = _CLAUSE_WITH_UNKNOWN.sub("", _PAREN_WITH_UNKNOWN.sub("", marked)).strip()
+    return re.sub(f"{_MARK}(\\w+){_MARK}", lambda m: UNKNOWN_TEXT.get(m.group(1), f"<{m.group(1)}>"), tidy)
 
 
 def applicable(specs: Iterable[FixSpec], env: Mapping[str, Any], log_has: Callable[[str], bool] | None = None) -> list[Fix]:

@@ -74,7 +74,7 @@ def _diagnosis(entry: Entry, hits: list[Hit], line_text: Mapping[int, str], ctx:
     score, why = _score(entry, hits, log_has)
     evidence = tuple(Evidence(h.line_no, line_text.get(h.line_no, h.text).strip()) for h in hits[:MAX_EVIDENCE])
     diagnosis = Diagnosis(
-        id=entry.id, cls=reading.cls, title=fixes.render(reading.title, env), status=entry.status,
+        id=entry.id, cls=reading.cls, title=fixes.render_title(reading.title, env), status=entry.status,
         confidence=round(score, 2), evidence=evidence, root_cause=fixes.render(reading.root_cause, env),
         fixes=tuple(fixes.applicable(specs, env, log_has)), references=entry.references,
         fields=tuple(sorted(fields.items())), why_ranked=why,
