@@ -38,3 +38,17 @@ def test_a_classifier_only_answer_keeps_its_runners_up_below_it(kb):
     first, *rest = report.diagnoses
     assert (first.cls, first.why_ranked.split(":")[0]) == (row["class"], "classifier")
     assert all(d.confidence < first.confidence and d.why_ranked.startswith("classifier") for d in rest)
+
+
+TOO_OLD = """/home/u/torch/cuda/__init__.py:87: UserWarning:
+    Found GPU0 {name} which is of cuda capability 3.0.
+    PyTorch no longer supports this GPU because it is too old.
+    The minimum cuda capability that we support is 3.5."""
+
+
+def test_an_entrys_quiet_when_keeps_a_known_harmless_hit_silent(kb):
+    # on a ROCm build PyTorch misreads an AMD card as "cuda capability 3.0"; the GPU works (ROCm/pytorch#627)
+    amd = explain(TOO_OLD.format(name="Ellesmere [Radeon RX 470/480/570/570X/580/580X]"), kb=kb)
+    assert amd.diagnoses == ()                      # neither the entry nor the classifier answers
+    nvidia = explain(TOO_OLD.format(name="GeForce GTX 660 Ti"), kb=kb)
+    assert [d.id for d in nvidia.diagnoses][:1] == ["torch-gpu-too-old"]

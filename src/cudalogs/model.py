@@ -92,6 +92,7 @@ class Entry:
     variants: tuple[Variant, ...] = ()
     near_misses: tuple[str, ...] = ()
     false_positives: str = ""
+    quiet_when: str = ""  # a condition under which a hit is not a fault (a known-harmless context): no diagnosis
     path: str = ""
 
 

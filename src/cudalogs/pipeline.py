@@ -43,7 +43,8 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
         hits = signatures.scan_joined(text, kb.compiled, timeouts)
     ctx = gpu_context.context(text, kb.catalog, kb.facts, override)
     diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text, text.case_folded))
-    diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx) if mode != "regex" else (diagnoses, ())
+    quieted = bool(hits) and not diagnoses  # every hit was a known-harmless case (an entry's quiet_when)
+    diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx, quieted) if mode != "regex" else (diagnoses, ())
     summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) + blank[0] < stats.lines,
                            tuple(stats.notes + timeouts))
     message = "" if diagnoses else (EMPTY_INPUT if not any(line.text.strip() for line in kept) else NO_DIAGNOSIS)
@@ -63,8 +64,10 @@ def _model() -> classifier.Model | None:
     return classifier.load()
 
 
-def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx):  # type: ignore[no-untyped-def]
-    """Blend in the classifier; without a signature hit, answer only above its threshold."""
+def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx,  # type: ignore[no-untyped-def]
+                     quieted: bool = False):
+    """Blend in the classifier; without a signature hit, answer only above its threshold, and not at all when the
+    only hits were declared harmless by their entry (the classifier would read the same words as a fault)."""
     model = _model()
     if model is None or not kept:
         return diagnoses, ()
@@ -84,7 +87,7 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx):
         present = {d.cls for d in blended}
         return blended + combine.top3_extras(kept, probs, nearest, ctx, present, room=3 - len(blended)), ()
     reports = classifier.reports_failure("\n".join(line.text for line in kept[:classifier.MAX_LINES * 10]))
-    found = combine.classifier_only(kept, probs, nearest, ctx, model.threshold_for(reports), set())[:1]
+    found = [] if quieted else combine.classifier_only(kept, probs, nearest, ctx, model.threshold_for(reports), set())[:1]
     if found:  # the answer passed the threshold; its runners-up follow it, ranked below, as with a signature hit
         return found + combine.top3_extras(kept, probs, nearest, ctx, {found[0].cls}, room=2), ()
     related = tuple((eid, kb.by_id[eid].title, round(score, 2)) for score, eid in similar()[:3] if score >= 0.1)

@@ -52,7 +52,8 @@ def diagnose(hits: Sequence[Hit], lines: Mapping[int, Line] | Sequence[Line], en
     by_entry: dict[str, list[Hit]] = {}
     for hit in hits:
         by_entry.setdefault(hit.entry_id, []).append(hit)
-    scored = [_diagnosis(entries[eid], eh, line_text, ctx, log_has) for eid, eh in by_entry.items() if eid in entries]
+    scored = [pair for eid, eh in by_entry.items() if eid in entries
+              if (pair := _diagnosis(entries[eid], eh, line_text, ctx, log_has)) is not None]
     scored.sort(key=lambda pair: (-pair[1], pair[0].evidence[0].line_no if pair[0].evidence else 0))
     return _merge_same_class([d for d, _ in scored])
 
@@ -63,12 +64,15 @@ def _line_index(lines: Mapping[int, Line] | Sequence[Line]) -> dict[int, str]:
 
 
 def _diagnosis(entry: Entry, hits: list[Hit], line_text: Mapping[int, str], ctx: GpuContext,
-               log_has: Callable[[str], bool] | None) -> tuple[Diagnosis, float]:
+               log_has: Callable[[str], bool] | None) -> tuple[Diagnosis, float] | None:
+    """The entry's diagnosis and score; None when its `quiet_when` holds (the hit is known to be harmless here)."""
     fields: dict[str, str] = {}
     for hit in hits:  # the first hit's captures win; later hits fill in fields it lacked
         for key, value in hit.fields:
             fields.setdefault(key, value)
     env = fixes.environment(ctx, fields, entry)
+    if entry.quiet_when and conditions.evaluate(entry.quiet_when, env, log_has) is True:
+        return None
     reading = read_entry(entry, env, log_has)
     specs = fix_specs(entry, reading)
     score, why = _score(entry, hits, log_has)

@@ -70,6 +70,7 @@ def entry_from_dict(raw: dict[str, Any], path: str = "") -> Entry:
         variants=tuple(_variant(v) for v in raw.get("variants", [])),
         near_misses=tuple(raw.get("near_misses", [])),
         false_positives=str(raw.get("false_positives", "")).strip(),
+        quiet_when=str(raw.get("quiet_when", "")).strip(),
         path=path,
     )
 

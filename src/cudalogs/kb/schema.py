@@ -137,6 +137,11 @@ def _check_text_fields(raw: dict[str, Any], names: set[str], bad: Any) -> None:
     """Conditions parse and read known names; placeholders name a captured field or a GPU/env field."""
     _check_placeholders("root_cause", raw.get("root_cause", ""), names, bad)
     _check_placeholders("title", raw.get("title", ""), names, bad)
+    if "quiet_when" in raw:
+        if not isinstance(raw["quiet_when"], str) or not raw["quiet_when"].strip():
+            bad("quiet_when", "a condition string, e.g. quiet_when = \"vendor == 'amd'\"")
+        else:
+            _check_condition("quiet_when", raw["quiet_when"], names, bad)
     for i, variant in enumerate(raw.get("variants", [])):
         where = f"variants[{i}]"
         if not isinstance(variant, dict) or not isinstance(variant.get("when"), str):
