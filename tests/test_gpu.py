@@ -146,6 +146,7 @@ def test_a_gpu_named_in_a_users_own_words(kb, typed, name):
     "set TILE=A2 and P4 in the config",  # A2 / P4 are too often something else
     "flag 0xff set",                      # hex, not a count before a name
     "prices in the 2070s",                # a bare number with a suffix but no word for a card
+    "`flshattF` is not supported because: requires A100 GPU",   # the GPU a kernel needs, not the user's
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
     assert detect(text, kb).gpu is None

@@ -72,6 +72,10 @@ def _strip_prefixes(key: str) -> str:
 _VENDOR_WORDS = {"nvidia": {"radeon", "amd"}, "amd": {"nvidia", "geforce", "gtx", "rtx", "quadro", "tesla"}}
 
 
+# "requires A100 GPU" (an xFormers operator's reason) names the GPU a kernel needs, not the user's
+_REQUIREMENT_WORDS = {"requires", "require", "required", "needs", "need"}
+
+
 def _other_vendors_word(gpu: Gpu, previous: str) -> bool:
     """"GeForce GTX 780M" must not be read as AMD's Radeon 780M through the bare "780m" it ends with."""
     return previous in _VENDOR_WORDS.get(gpu.vendor, set())
@@ -138,7 +142,8 @@ class Catalog:
                     key = " ".join(w for w, _s, _e in words[i: i + n])
                     short_ok = n == 1 and key in _SHORT_NAMES and text[words[i][1]: words[i][2]] == key.upper()
                     gpu = self._by_key.get(key) if len(key) >= 4 or short_ok else None
-                    if gpu is not None and not _other_vendors_word(gpu, words[i - 1][0] if i else ""):
+                    previous = words[i - 1][0] if i else ""
+                    if gpu is not None and not _other_vendors_word(gpu, previous) and previous not in _REQUIREMENT_WORDS:
                         out.append((gpu, text[words[i][1]: words[i + n - 1][2]], words[i][1]))
                         i += n - 1
                         break
