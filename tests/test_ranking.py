@@ -52,3 +52,15 @@ def test_an_entrys_quiet_when_keeps_a_known_harmless_hit_silent(kb):
     assert amd.diagnoses == ()                      # neither the entry nor the classifier answers
     nvidia = explain(TOO_OLD.format(name="GeForce GTX 660 Ti"), kb=kb)
     assert [d.id for d in nvidia.diagnoses][:1] == ["torch-gpu-too-old"]
+
+
+def test_a_generic_hit_does_not_hide_a_specific_message_a_wrapped_paste_broke(kb):
+    # an AWQ kernel build failing on Turing, wrapped at 80 columns: each ptxas line breaks before "Feature ...", so
+    # only the generic "Feature ... requires .target" entry matches a single line; the joined pass finds the AWQ one
+    import textwrap
+
+    line = ("ptxas /tmp/tmpxft_00000033_00000000-6_gemm_cuda_gen.ptx, line 928; error   : "
+            "Feature '.m16n8k16' requires .target sm_80 or higher")
+    wrapped = "\n".join(textwrap.wrap(line, 80) * 3) + "\nptxas fatal   : Ptx assembly aborted due to errors"
+    assert "\n" in textwrap.fill(line, 80)
+    assert explain(wrapped, kb=kb).diagnoses[0].cls == "quantization-kernel-unsupported"

@@ -39,8 +39,10 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     text = LogText(kept)
     timeouts: list[str] = []
     hits = signatures.scan(text, kb.compiled, timeouts) if mode != "classifier" else []
-    if not hits and mode != "classifier":
-        hits = signatures.scan_joined(text, kb.compiled, timeouts)
+    if mode != "classifier" and _only_generic(hits, kb):
+        # nothing matched, or only generic messages: a specific one may have been broken by a wrapped paste
+        seen = {h.entry_id for h in hits}
+        hits = hits + [h for h in signatures.scan_joined(text, kb.compiled, timeouts) if h.entry_id not in seen]
     ctx = gpu_context.context(text, kb.catalog, kb.facts, override)
     diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text, text.case_folded))
     quieted = bool(hits) and not diagnoses  # every hit was a known-harmless case (an entry's quiet_when)
@@ -92,6 +94,14 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx, 
         return found + combine.top3_extras(kept, probs, nearest, ctx, {found[0].cls}, room=2), ()
     related = tuple((eid, kb.by_id[eid].title, round(score, 2)) for score, eid in similar()[:3] if score >= 0.1)
     return found, related
+
+
+GENERIC_SPECIFICITY = 3  # at or below: a message that a more specific one (perhaps wrapped) may explain
+
+
+def _only_generic(hits: list, kb: KnowledgeBase) -> bool:  # type: ignore[type-arg]
+    """True when no hit is specific: then the joined-lines pass runs too (it costs a few ms on a 50 KB log)."""
+    return all(kb.by_id[h.entry_id].specificity <= GENERIC_SPECIFICITY for h in hits if h.entry_id in kb.by_id)
 
 
 def _lines_that_matter(lines: Iterable[Line], kb: KnowledgeBase, blank: list[int] | None = None) -> Iterator[Line]:
