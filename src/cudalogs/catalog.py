@@ -69,16 +69,15 @@ def _strip_prefixes(key: str) -> str:
     return key
 
 
-_VENDOR_WORDS = {"nvidia": {"radeon", "amd"}, "amd": {"nvidia", "geforce", "gtx", "rtx", "quadro", "tesla"}}
-
-
-# "requires A100 GPU" (an xFormers operator's reason) names the GPU a kernel needs, not the user's
+_OTHER_VENDORS_WORDS = {"nvidia": {"radeon", "amd"}, "amd": {"nvidia", "geforce", "gtx", "rtx", "quadro", "tesla"}}
 _REQUIREMENT_WORDS = {"requires", "require", "required", "needs", "need"}
 
 
-def _other_vendors_word(gpu: Gpu, previous: str) -> bool:
-    """"GeForce GTX 780M" must not be read as AMD's Radeon 780M through the bare "780m" it ends with."""
-    return previous in _VENDOR_WORDS.get(gpu.vendor, set())
+def _ruled_out_by(previous: str, gpu: Gpu) -> bool:
+    """Whether the word before a name says it is not the user's GPU: another vendor's word ("GeForce GTX 780M" is not
+    AMD's Radeon 780M, reached through the bare "780m"), or a requirement ("requires A100 GPU", an xFormers
+    operator's reason, names the GPU a kernel needs)."""
+    return previous in _REQUIREMENT_WORDS or previous in _OTHER_VENDORS_WORDS.get(gpu.vendor, set())
 
 
 @dataclass
@@ -138,12 +137,12 @@ class Catalog:
         out, i = [], 0
         while i < len(words):
             if words[i][0] in self._first_words:
+                previous = words[i - 1][0] if i else ""
                 for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
                     key = " ".join(w for w, _s, _e in words[i: i + n])
                     short_ok = n == 1 and key in _SHORT_NAMES and text[words[i][1]: words[i][2]] == key.upper()
                     gpu = self._by_key.get(key) if len(key) >= 4 or short_ok else None
-                    previous = words[i - 1][0] if i else ""
-                    if gpu is not None and not _other_vendors_word(gpu, previous) and previous not in _REQUIREMENT_WORDS:
+                    if gpu is not None and not _ruled_out_by(previous, gpu):
                         out.append((gpu, text[words[i][1]: words[i + n - 1][2]], words[i][1]))
                         i += n - 1
                         break

@@ -80,7 +80,7 @@ def render_title(template: str, env: Mapping[str, Any]) -> str:
     """A title reads as a headline: an aside that would only say "<requested>" is left out ("CUDA out of memory
     (tried to allocate <requested>)" -> "CUDA out of memory"), and so is a trailing "; ..." clause about an unknown
     value; an unknown value elsewhere keeps its readable hint, as in render()."""
-    marked = render(template, {k: (v if v not in (None, "") else None) for k, v in env.items()}, marker=_MARK)
+    marked = render(template, env, marker=_MARK)
     tidy = _CLAUSE_WITH_UNKNOWN.sub("", _PAREN_WITH_UNKNOWN.sub("", marked)).strip()
     return re.sub(f"{_MARK}(\\w+){_MARK}", lambda m: UNKNOWN_TEXT.get(m.group(1), f"<{m.group(1)}>"), tidy)
 
