@@ -1,15 +1,12 @@
 """The shipped classifier is reproducible from kb/ and data/, and scores exactly like scikit-learn."""
 
-import base64
-import json
-from array import array
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("sklearn")
 
-from cudalogs.classifier import MODEL_PATH, Model  # noqa: E402
+from cudalogs.classifier import MODEL_PATH, Model, as_array, read  # noqa: E402
 from cudalogs.train import corpus_cases, fit, kb_cases, split_of, to_text, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -17,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def shipped():
-    return json.loads(MODEL_PATH.read_text())
+    return read(MODEL_PATH)
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +22,8 @@ def rebuilt(source_bundle):
     return train(source_bundle, ROOT / "data")
 
 
-def _floats(b64):
-    out = array("f")
-    out.frombytes(base64.b64decode(b64))
-    return out
+def _floats(value):
+    return as_array("f", value)
 
 
 def test_shipped_model_is_fresh(shipped, rebuilt):

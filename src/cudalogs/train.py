@@ -11,13 +11,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import sys
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cudalogs.classifier import MODEL_FORMAT, NONE_CLASS, analyze, classifier_text, reports_failure
+from cudalogs.classifier import (ARRAYS, MODEL_FORMAT, NONE_CLASS, analyze, as_array, classifier_text,
+                                 reports_failure, sidecar)
 from cudalogs.normalize import lines
 
 TEST_SHARE = 5  # one thread in five is held out
@@ -181,5 +183,24 @@ def abstention_threshold(vectorizer: Any, model: Any, negatives: list[Case]) -> 
     return max(DEFAULT_THRESHOLD, round(worst + ABSTAIN_MARGIN, 2))
 
 
-def dumps(model: dict[str, Any]) -> str:
-    return json.dumps(model, sort_keys=True) + "\n"
+def write(model: dict[str, Any], path: Path) -> tuple[Path, Path]:
+    """Write export()'s dict as `path` (JSON: vocabulary, classes, thresholds) and its sidecar (the numeric
+    arrays, raw little-endian, in classifier.ARRAYS order; their lengths are listed in the JSON)."""
+    meta = json.loads(json.dumps(model))
+    blob = bytearray()
+    counts = []
+    for keys, code in ARRAYS:
+        *parents, last = keys
+        holder = meta
+        for key in parents:
+            holder = holder[key]
+        arr = as_array(code, holder.pop(last))
+        if sys.byteorder == "big":
+            arr = array(code, arr)
+            arr.byteswap()
+        blob += arr.tobytes()
+        counts.append(len(arr))
+    meta["arrays"] = counts
+    path.write_text(json.dumps(meta, sort_keys=True) + "\n", encoding="utf-8")
+    sidecar(path).write_bytes(bytes(blob))
+    return path, sidecar(path)

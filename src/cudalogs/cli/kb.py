@@ -71,9 +71,8 @@ def build(kb: KbDirOpt = None, data: DataDirOpt = None,
         exported = train.train(result.bundle, data_dir)
     except ImportError:
         raise fail("scikit-learn is needed to train the classifier", "pip install '.[build]', or pass --no-model") from None
-    model_path = path.with_name("model.json")
-    model_path.write_text(train.dumps(exported), encoding="utf-8")
-    typer.echo(f"wrote {model_path} ({len(exported['classes'])} classes, {len(exported['vocab'])} terms)")
+    model_path, arrays_path = train.write(exported, path.with_name("model.json"))
+    typer.echo(f"wrote {model_path} and {arrays_path.name} ({len(exported['classes'])} classes, {len(exported['vocab'])} terms)")
 
 
 @app.command()
