@@ -4,9 +4,9 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from cudalogs.classifier import Model, analyze, classifier_text, reports_failure  # noqa: E402
+from cudalogs.classifier import Model, analyze, classifier_text, load, read, reports_failure, sidecar  # noqa: E402
 from cudalogs.model import Line  # noqa: E402
-from cudalogs.train import Case, export, fit, to_text  # noqa: E402
+from cudalogs.train import Case, export, fit, to_text, write  # noqa: E402
 
 CASES = [
     Case("RuntimeError: CUDA error: out of memory", "cuda-out-of-memory", "https://a/1", "kb"),
@@ -27,6 +27,23 @@ def test_exported_scorer_matches_scikit_learn():
         got = exported.probabilities(to_text(text))
         for cls, p in zip(model.classes_, row):
             assert got[cls] == pytest.approx(p, abs=1e-5), (text, cls)
+
+
+def test_a_written_model_reads_back_and_scores_the_same(tmp_path):
+    vectorizer, model = fit(CASES)
+    exported = export(vectorizer, model)
+    write(exported, tmp_path / "model.json")
+    text = "CUDA out of memory on device 1"
+    assert load(tmp_path / "model.json").probabilities(text) == Model.from_dict(exported).probabilities(text)
+
+
+def test_a_truncated_or_missing_sidecar_gives_no_model_rather_than_a_wrong_one(tmp_path):
+    vectorizer, model = fit(CASES)
+    json_path, bin_path = write(export(vectorizer, model), tmp_path / "model.json")
+    bin_path.write_bytes(bin_path.read_bytes()[:-4])
+    assert read(json_path) is None and load(json_path) is None
+    sidecar(json_path).unlink()
+    assert load(json_path) is None
 
 
 def test_classifier_text_keeps_relevant_lines_masked():

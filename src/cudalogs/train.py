@@ -193,8 +193,8 @@ def write(model: dict[str, Any], path: Path) -> tuple[Path, Path]:
         *parents, last = keys
         holder = meta
         for key in parents:
-            holder = holder[key]
-        arr = as_array(code, holder.pop(last))
+            holder = holder.setdefault(key, {})
+        arr = as_array(code, holder.pop(last, ""))  # a model without centroids (export() alone) has no postings
         if sys.byteorder == "big":
             arr = array(code, arr)
             arr.byteswap()
