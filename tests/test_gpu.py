@@ -91,6 +91,19 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
 
 
+@pytest.mark.parametrize(("line", "cc"), [
+    ("[04/28/2024-15:57:10] [TRT-LLM] [I] Compute capability: (7, 5)", "7.5"),
+    ("OSError: Could not find compatible tinycudann extension for compute capability 86.", "8.6"),
+    ("TensorFlow was not built with CUDA kernel binaries compatible with compute capability 9.0. CUDA kernels will be "
+     "jit-compiled from PTX, which could take 30 minutes or longer.", "9.0"),
+    ("Device capability v2.1.0 not supported by available toolchain", "2.1"),
+    ("NotImplementedError: No compiled cutlass_scaled_mm for a compute capability less than CUDA device capability: 75",
+     "7.5"),
+])
+def test_messages_that_report_the_devices_own_capability(kb, line, cc):
+    assert explain(line, kb=kb).gpu.gpu.cc == cc
+
+
 def test_nvidia_smi_short_names_still_resolve(kb):
     assert explain("GPU: Tesla V100-SXM2\nRuntimeError: boom", kb=kb).gpu.gpu.cc == "7.0"
 
@@ -124,6 +137,14 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("6700xt显卡 无法使用", "AMD Radeon RX 6700 XT"),
     ("old laptop with a gt650m", "GeForce GT 650M"),
     ("RTX 2070S, driver 551", "NVIDIA GeForce RTX 2070 SUPER"),
+    ("I get this error with my 3090, tried updating triton", "NVIDIA GeForce RTX 3090"),  # a possessive before it
+    ("My GPU is 4090, nvidia driver is 525.60.11", "NVIDIA GeForce RTX 4090"),
+    ("我的显卡是2070S驱动是560.70", "NVIDIA GeForce RTX 2070 SUPER"),
+    ("我是5080笔记本", "NVIDIA GeForce RTX 5080"),               # a laptop word after the number
+    ("3090 Ti met same problem.", "NVIDIA GeForce RTX 3090 Ti"),  # the Ti says it is a card
+    ("I am using a GTX2080 Ti 22G for training", "NVIDIA GeForce RTX 2080 Ti"),  # the other GeForce prefix
+    ("gtx3090，cuda=11.0，pytorch=1.7", "NVIDIA GeForce RTX 3090"),
+    ("Running DeepSeek R1 on 8x RTX 6000 PRO", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name
@@ -137,6 +158,9 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "set TILE=A2 and P4 in the config",  # A2 / P4 are too often something else
     "flag 0xff set",                      # hex, not a count before a name
     "prices in the 2070s",                # a bare number with a suffix but no word for a card
+    "port 3090 is in use",
+    "it took 1080 seconds",
+    "I bought 2 3090",                    # a count alone does not make a number a card
     "`flshattF` is not supported because: requires A100 GPU",   # the GPU a kernel needs, not the user's
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):

@@ -34,9 +34,14 @@ def _norm(name: str) -> str:
 
 
 _CARD_WORD = r"(?:显卡|顯卡|卡|gpus?|graphics card|video card|card)"
+# Words after a bare number that make it a card: the card words, a laptop/mobile variant ("5080笔记本", "2080 max-q")
+_AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q)"
+# Words before it: the card words, optionally with "is" ("my GPU is 4090", "显卡是4090"), the vendor, or "my"/"我的"
+# ("with my 3090", "我的1060"): a possessive before a GeForce model number is the user's card.
+_BEFORE_NUMBER = rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|我的)"
 BARE_MODEL = re.compile(
-    rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?P<s1>\s?(?:ti|super))?\s?{_CARD_WORD}"
-    rf"|(?<![A-Za-z])(?:{_CARD_WORD}|nvidia|geforce)[:：]?\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super))?(?![A-Za-z0-9_.+-])")
+    rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
+    rf"|(?<![A-Za-z]){_BEFORE_NUMBER}\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super|s))?(?![A-Za-z0-9_.+-])")
 # Data-centre names shorter than four characters, taken only as written in capitals ("on a T4", "8xA100" is
 # long enough anyway): in lowercase, "t4" or "l4" is too often something else. "A2", "P4" and "VII" stay out.
 _SHORT_NAMES = frozenset({"a10", "a16", "a30", "a40", "h20", "k80", "l20", "l4", "l40", "m40", "m60", "p40", "t4"})
@@ -54,6 +59,14 @@ def _squashed(key: str) -> list[str]:
     out = [f"{series}{number}{suffix}", f"{series}{number} {suffix}".strip(), f"{series} {number}{suffix}"]
     if suffix in ("ti", "xt", "xtx", "d"):
         out.append(f"{number}{suffix}")
+    if suffix in ("ti", "xt", "xtx"):
+        out.append(f"{number} {suffix}")  # "3090 Ti", "6700 XT": the suffix says it is a card
+    if series in ("rtx", "gtx") and not number.endswith("m"):
+        # the other GeForce prefix ("gtx3090", "GTX 2080 Ti", "rtx 1080"): no model exists under both, and real
+        # names are indexed first, so a real "GTX 1660" keeps its own entry
+        other = "gtx" if series == "rtx" else "rtx"
+        out += [f"{other} {number} {suffix}".strip(), f"{other}{number}{suffix}", f"{other} {number}{suffix}",
+                f"{other}{number} {suffix}".strip()]
     if suffix == "super":
         out += [f"{series} {number}s", f"{series}{number}s"]
     return [short for short in dict.fromkeys(out) if short != key]
@@ -156,6 +169,7 @@ class Catalog:
         out = []
         for m in BARE_MODEL.finditer(text):
             number, suffix = m.group("n1") or m.group("n2"), (m.group("s1") or m.group("s2") or "").strip().lower()
+            suffix = "super" if suffix == "s" else suffix  # "2070S"
             for series in ("rtx", "gtx"):
                 gpu = self._by_key.get(f"{series} {number} {suffix}".strip())
                 if gpu is not None:
