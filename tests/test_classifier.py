@@ -78,3 +78,9 @@ def test_a_text_that_reports_no_failure_needs_the_stricter_threshold():
     assert (scorer.threshold_for(True), scorer.threshold_for(False)) == (0.5, 0.9)
     del exported["threshold_no_failure"]  # a model from before the split reads as one threshold for both
     assert Model.from_dict(exported).threshold_for(False) == 0.5
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe not json", b"[1, 2]", b'{"format": 1}'])
+def test_an_unreadable_model_file_gives_no_model(tmp_path, content):
+    (tmp_path / "model.json").write_bytes(content)
+    assert load(tmp_path / "model.json") is None

@@ -153,11 +153,11 @@ def read(path: Path = MODEL_PATH) -> dict[str, Any] | None:
     """The shipped model as a plain dict (export()'s form, arrays as `array`), or None when it is missing,
     unreadable or of another format. The arrays come from the sidecar next to `path`."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != MODEL_FORMAT:
+        data = json.loads(path.read_bytes())  # as bundle.read: no newline translation pass
+        if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
             return None
         raw = memoryview(sidecar(path).read_bytes())
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # bad JSON or bad UTF-8
         return None
     start = 0
     for (keys, code), count in zip(ARRAYS, data.get("arrays", ())):
