@@ -145,6 +145,10 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("I am using a GTX2080 Ti 22G for training", "NVIDIA GeForce RTX 2080 Ti"),  # the other GeForce prefix
     ("gtx3090，cuda=11.0，pytorch=1.7", "NVIDIA GeForce RTX 3090"),
     ("Running DeepSeek R1 on 8x RTX 6000 PRO", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"),
+    ("CentOS6.3+P40+CUDA9.0+cudnn7.6", "Tesla P40"),              # a setup listed with "+"
+    ("ubuntu18.04+cuda10.1+rtx2080运行程序", "NVIDIA GeForce RTX 2080"),
+    ("My gpu in this setup is a 1060 6gb", "NVIDIA GeForce GTX 1060"),  # its memory after the number
+    ("My card (RTX 5000 Max-Q 16GB) doesn't support bf16", "Quadro RTX 5000"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name

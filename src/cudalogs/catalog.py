@@ -16,9 +16,11 @@ from cudalogs.model import Gpu
 _PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ")
 # ASCII only: catalog names are ASCII, and a name written inside CJK text ("用v100在运行", "单卡3080") has no
 # space around it, where \w would glue it to the Chinese words on both sides.
-_WORD = re.compile(r"\d{1,3}[x×*](?=[A-Za-z])|[A-Za-z0-9_.+-]+")  # "8xA100": a count, then the name
-_NOT_IN_WORD = "[A-Za-z0-9_.+-]"
-_WORD_END = r"(?![A-Za-z0-9_+-]|\.[A-Za-z0-9_])"  # a sentence's full stop may follow a name: "a GTX 1080."
+# "8xA100": a count, then the name. A "+" separates words: issue templates list the setup as
+# "CentOS6.3+P40+CUDA9.0" or "cuda10.1+rtx2080".
+_WORD = re.compile(r"\d{1,3}[x×*](?=[A-Za-z])|[A-Za-z0-9_.-]+")
+_NOT_IN_WORD = "[A-Za-z0-9_.-]"
+_WORD_END = r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9_])"  # a sentence's full stop may follow a name: "a GTX 1080."
 _MAX_WORDS = 7
 _FAMILY_BY_MAJOR = {3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
 
@@ -34,8 +36,9 @@ def _norm(name: str) -> str:
 
 
 _CARD_WORD = r"(?:显卡|顯卡|卡|gpus?|graphics card|video card|card)"
-# Words after a bare number that make it a card: the card words, a laptop/mobile variant ("5080笔记本", "2080 max-q")
-_AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q)"
+# Words after a bare number that make it a card: the card words, a laptop/mobile variant ("5080笔记本", "2080 max-q"),
+# its memory ("a 1060 6gb", "3060 12GB")
+_AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|\d{{1,2}} ?gb?\b)"
 # Words before it: the card words, optionally with "is" ("my GPU is 4090", "显卡是4090"), the vendor, or "my"/"我的"
 # ("with my 3090", "我的1060"): a possessive before a GeForce model number is the user's card.
 _BEFORE_NUMBER = rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|我的)"
