@@ -99,6 +99,8 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     ("Device capability v2.1.0 not supported by available toolchain", "2.1"),
     ("NotImplementedError: No compiled cutlass_scaled_mm for a compute capability less than CUDA device capability: 75",
      "7.5"),
+    ("                     Compute Capability: 7.5", "7.5"),               # numba's cuda.detect()
+    ("My GPU has a compute capability of 6.1, so it should work", "6.1"),  # a user's own words
 ])
 def test_messages_that_report_the_devices_own_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
@@ -149,6 +151,8 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("ubuntu18.04+cuda10.1+rtx2080运行程序", "NVIDIA GeForce RTX 2080"),
     ("My gpu in this setup is a 1060 6gb", "NVIDIA GeForce GTX 1060"),  # its memory after the number
     ("My card (RTX 5000 Max-Q 16GB) doesn't support bf16", "Quadro RTX 5000"),
+    ("I have a tesla k40 and it fails", "Tesla K40m"),
+    ("NVIDIA GeForce GTX 970M 6GB VRAM", "GeForce GTX 970M"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name
@@ -166,9 +170,20 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "it took 1080 seconds",
     "I bought 2 3090",                    # a count alone does not make a number a card
     "`flshattF` is not supported because: requires A100 GPU",   # the GPU a kernel needs, not the user's
+    "only GPUs that have compute capability 8.0 or higher",      # a requirement, not the user's GPU
+    "amdgpu too old gfx000",                                     # ollama's placeholder target
+    "gfx1030 and gfx1100 are supported",                         # several targets name none
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
     assert detect(text, kb).gpu is None
+
+
+@pytest.mark.parametrize(("text", "gfx"), [
+    ("The GPU (gfx1031) is not supported", "gfx1031"),
+    ("GFX1103 fails with rocBLAS", "gfx1103"),
+])
+def test_one_amd_target_named_alone_is_the_users_gpu(kb, text, gfx):
+    assert detect(text, kb).gpu.gfx == gfx
 
 
 def test_a_device_report_wrapped_over_two_lines_still_names_the_gpu(tiny_kb):

@@ -117,8 +117,10 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     if not sightings:
         return GpuContext(None, "unknown", None, "", (), versions, os_name)
     best = _merge_best(sightings, catalog)
+    # a capability-only sighting with the chosen GPU's capability is the same device, not another one
+    same = {s.gpu.name for s in sightings if s.gpu.name.startswith("compute capability") and s.gpu.cc == best.gpu.cc}
     return GpuContext(best.gpu, "log", best.line.no, best.line.text.strip()[:300],
-                      tuple(o for o in others if o != best.gpu.name), versions, os_name)
+                      tuple(o for o in others if o != best.gpu.name and o not in same), versions, os_name)
 
 
 def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sighting]:
@@ -130,21 +132,46 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
             gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
             if gpu is not None:
                 by_line.setdefault(i, []).append(_Sighting(gpu, fact.strength, log.lines[i]))
-    for i in log.lines_matching(catalog.mention_pattern()) - by_line.keys():
+    reported = {i for i, found in by_line.items() if any(s.strength > _WEAK for s in found)}
+    for i in log.lines_matching(catalog.mention_pattern()) - reported:
         mentioned = catalog.mentions(log.lines[i].text)
         if len({g.name for g, _s, _o in mentioned}) == 1:  # a list of several models is not a sighting
-            by_line[i] = [_Sighting(mentioned[0][0], _MENTION_STRENGTH, log.lines[i])]
-    if not by_line:
-        by_line = _wrapped_sightings(log, catalog, facts)
+            by_line.setdefault(i, []).append(_Sighting(mentioned[0][0], _MENTION_STRENGTH, log.lines[i]))
+    if all(s.strength <= _WEAK for found in by_line.values() for s in found):
+        # nothing, or only words ("my GPU has compute capability 7.5"): a device report may be wrapped in two
+        for i, found in _wrapped_sightings(log, catalog, facts).items():
+            by_line.setdefault(i, []).extend(found)
     if not by_line:
         for i in sorted(log.lines_matching(BARE_MODEL)):
             named = catalog.bare_models(log.lines[i].text)
             if len({g.name for g, _s, _o in named}) == 1:
                 by_line[i] = [_Sighting(named[0][0], _MENTION_STRENGTH, log.lines[i])]
+    if not by_line:
+        by_line = _bare_gfx_sighting(log, catalog)
     return [s for i in sorted(by_line) for s in by_line[i]]
 
 
+_GFX = re.compile(r"(?i)(?<![A-Za-z0-9_])gfx([0-9][0-9a-f]{2,3})(?![0-9a-z])")
+
+
+def _bare_gfx_sighting(log: LogText, catalog: Catalog) -> dict[int, list[_Sighting]]:
+    """An AMD target named alone in a log that names no GPU otherwise ("The GPU (gfx1031) is not supported",
+    "GFX1103 fails"): the user's card, but only when it is the one target the whole log names (a list of
+    supported targets, "gfx900 gfx906 gfx1030", names none)."""
+    seen: dict[str, int] = {}
+    for i in sorted(log.lines_matching(_GFX)):
+        for m in _GFX.finditer(log.lines[i].text):
+            gfx = f"gfx{m.group(1).lower()}"
+            if gfx in catalog.gfx_facts:  # a real target ("gfx000", ollama's placeholder, is none)
+                seen.setdefault(gfx, i)
+    if len(seen) != 1:
+        return {}
+    (gfx, i), = seen.items()
+    return {i: [_Sighting(catalog.from_gfx(gfx), _MENTION_STRENGTH, log.lines[i])]}
+
+
 WRAPPED_MAX_LINES = 5000
+_WEAK = 2  # strength of a name or capability in a user's own words
 
 
 def _wrapped_sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> dict[int, list[_Sighting]]:
@@ -195,7 +222,10 @@ def _gpu_from_match(groups: dict[str, str | None], catalog: Catalog) -> Gpu | No
 
 def _merge_best(sightings: list[_Sighting], catalog: Catalog) -> _Sighting:
     """The strongest sighting; a capability-only sighting borrows the name of a same-cc named one."""
-    best = max(sightings, key=lambda s: (s.strength, -s.line.no))
+    # among a user's own words, a GPU's name beats a capability they state ("an RTX 5080, which should have compute
+    # capability 8.9": the catalog knows the card better than its owner)
+    best = max(sightings, key=lambda s: (s.strength, s.strength <= _WEAK and not s.gpu.name.startswith("compute capability"),
+                                         -s.line.no))
     if best.gpu.name.startswith("compute capability"):
         for s in sightings:
             if s.gpu.cc == best.gpu.cc and not s.gpu.name.startswith("compute capability"):
