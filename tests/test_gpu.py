@@ -153,6 +153,11 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("My card (RTX 5000 Max-Q 16GB) doesn't support bf16", "Quadro RTX 5000"),
     ("I have a tesla k40 and it fails", "Tesla K40m"),
     ("NVIDIA GeForce GTX 970M 6GB VRAM", "GeForce GTX 970M"),
+    ("We run 8 NVIDIA H100s in a node", "NVIDIA H100"),          # a plural
+    ("two RTX 3090s", "NVIDIA GeForce RTX 3090"),
+    ("my RTX 2070s", "NVIDIA GeForce RTX 2070 SUPER"),           # ...but 2070s is a SUPER
+    ("GPU 0: NVIDIA A16-8Q", "NVIDIA A16"),                      # a vGPU profile
+    ("name: GeForce RTX 2070 major: 7 minor: 5 memoryClockRate(GHz): 1.62", "NVIDIA GeForce RTX 2070"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name

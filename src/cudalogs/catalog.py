@@ -75,6 +75,16 @@ def _squashed(key: str) -> list[str]:
     return [short for short in dict.fromkeys(out) if short != key]
 
 
+_PLURAL_OR_VGPU = re.compile(r"^(.*\d)(?:s|-\d{1,3}[abcq])$")
+
+
+def _stem(word: str) -> str:
+    """A model word without a plural "s" or a vGPU profile ("h100s" -> "h100", "a16-8q" -> "a16",
+    "rtx6000-24q" -> "rtx6000"): tried only when the word as written names nothing, so "2070s" stays a SUPER."""
+    m = _PLURAL_OR_VGPU.match(word)
+    return m.group(1) if m else word
+
+
 def _strip_prefixes(key: str) -> str:
     changed = True
     while changed:
@@ -137,7 +147,8 @@ class Catalog:
         if self._first_word_re is None:
             self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
             alternation = "|".join(re.escape(w) for w in sorted(self._first_words, key=len, reverse=True))
-            self._first_word_re = re.compile(rf"(?<!{_NOT_IN_WORD})(?:\d{{1,3}}[x×*])?(?:{alternation}){_WORD_END}")
+            self._first_word_re = re.compile(
+                rf"(?<!{_NOT_IN_WORD})(?:\d{{1,3}}[x×*])?(?:{alternation})(?:s|-\d{{1,3}}[abcq])?{_WORD_END}")
         return self._first_word_re
 
     def mentions(self, text: str) -> list[tuple[Gpu, str, int]]:
@@ -152,12 +163,14 @@ class Catalog:
         words = [(w.lower(), m.start(), m.start() + len(w)) for m in _WORD.finditer(text) if (w := m.group(0).rstrip("."))]
         out, i = [], 0
         while i < len(words):
-            if words[i][0] in self._first_words:
+            if words[i][0] in self._first_words or _stem(words[i][0]) in self._first_words:
                 previous = words[i - 1][0] if i else ""
                 for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
                     key = " ".join(w for w, _s, _e in words[i: i + n])
                     short_ok = n == 1 and key in _SHORT_NAMES and text[words[i][1]: words[i][2]] == key.upper()
                     gpu = self._by_key.get(key) if len(key) >= 4 or short_ok else None
+                    if gpu is None and len(key) >= 4 and _stem(words[i + n - 1][0]) != words[i + n - 1][0]:
+                        gpu = self._by_key.get(" ".join([*(w for w, _s, _e in words[i: i + n - 1]), _stem(words[i + n - 1][0])]))
                     if gpu is not None and not _ruled_out_by(previous, gpu):
                         out.append((gpu, text[words[i][1]: words[i + n - 1][2]], words[i][1]))
                         i += n - 1
