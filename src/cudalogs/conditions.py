@@ -153,6 +153,14 @@ def parse(text: str) -> ast.Expression:
     return tree
 
 
+def has_control_character(text: str) -> bool:
+    """Whether a string in the condition holds a control character: the trace of an escape read twice, by a TOML
+    basic string ("...") and then by the condition, so that a log_has() regex's \\b became a backspace."""
+    return any(isinstance(node, ast.Constant) and isinstance(node.value, str)
+               and any(ord(ch) < 32 and ch not in "\t\n" for ch in node.value)
+               for node in ast.walk(parse(text)))
+
+
 def names(text: str) -> set[str]:
     """Variable names a condition reads (validation checks they exist)."""
     called = {n.func.id for n in ast.walk(parse(text)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}

@@ -14,7 +14,7 @@ from typing import Any
 import regex
 
 from cudalogs import gpu as gpu_context
-from cudalogs import normalize, rank, signatures
+from cudalogs import conditions, normalize, rank, signatures
 from cudalogs.errors import KBError, UnknownGpuError
 from cudalogs.fixes import environment
 from cudalogs.kb import bundle as kb_bundle
@@ -110,7 +110,12 @@ def _class_problem(entry: Entry, ex: Any, lines: list[Any], fields: dict[str, st
         return [Problem(entry.path, f"{where}.gpu", str(exc))]
     ctx = gpu_context.context(lines, kb.catalog, kb.facts, override)
     text = "\n".join(line.text for line in lines)
-    reading = rank.read_entry(entry, environment(ctx, fields), lambda p: regex.search(p, text, regex.MULTILINE) is not None)
+    env = environment(ctx, fields)
+    log_has = lambda p: regex.search(p, text, regex.MULTILINE) is not None  # noqa: E731
+    if entry.quiet_when and conditions.evaluate(entry.quiet_when, env, log_has) is True:
+        return [Problem(entry.path, f"{where}", f"the log from {ex.source} meets quiet_when, so it would get no diagnosis; "
+                        "an example must show the fault (fix quiet_when or the example)")]
+    reading = rank.read_entry(entry, env, log_has)
     want = ex.cls or entry.cls
     if want not in classes:
         return [Problem(entry.path, f"{where}.class", f"{want!r} is not in kb/taxonomy.toml")]

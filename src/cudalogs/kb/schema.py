@@ -181,6 +181,9 @@ def _check_condition(where: str, text: str, names: set[str], bad: Any) -> None:
         return
     if unknown:
         bad(where, f"unknown name(s) {', '.join(sorted(unknown))}; use a captured group or one of {', '.join(sorted(set(GPU_FIELDS) | set(ENV_FIELDS)))}")
+    if conditions.has_control_character(text):
+        bad(where, "a string holds a control character: a regex escape such as \\b was read twice (by TOML, then by "
+                   "the condition); write the condition as a TOML literal string (triple single quotes)")
 
 
 def _check_placeholders(where: str, text: str, names: set[str], bad: Any) -> None:
