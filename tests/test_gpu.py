@@ -101,6 +101,13 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
      "7.5"),
     ("                     Compute Capability: 7.5", "7.5"),               # numba's cuda.detect()
     ("My GPU has a compute capability of 6.1, so it should work", "6.1"),  # a user's own words
+    ("GPU Compute Capability: 6.1, Driver API Version: 11.7, Runtime API Version: 11.7", "6.1"),  # PaddlePaddle
+    ("PyTorch Current Device Capability: (8, 6)", "8.6"),
+    ("your gpu arch (8, 9)", "8.9"),                                      # spconv
+    ("ValueError: Unsupported CUDA architecture: sm87", "8.7"),           # SageAttention
+    # TensorRT "expects" the running GPU's capability; "got" is the engine's (TensorRT#564, a GTX 1060)
+    ("The engine plan file is generated on an incompatible device, expecting compute 6.1 got compute 7.5, please rebuild.",
+     "6.1"),
 ])
 def test_messages_that_report_the_devices_own_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
@@ -158,6 +165,10 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("my RTX 2070s", "NVIDIA GeForce RTX 2070 SUPER"),           # ...but 2070s is a SUPER
     ("GPU 0: NVIDIA A16-8Q", "NVIDIA A16"),                      # a vGPU profile
     ("name: GeForce RTX 2070 major: 7 minor: 5 memoryClockRate(GHz): 1.62", "NVIDIA GeForce RTX 2070"),
+    ("RTX-5090D crashes", "NVIDIA GeForce RTX 5090 D"),
+    ("GPU：4090", "NVIDIA GeForce RTX 4090"),                    # a full-width colon
+    ("a 4070 Super", "NVIDIA GeForce RTX 4070 SUPER"),          # the suffix alone says it is a card
+    ("Quadro K2200", "Quadro K2200"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name

@@ -43,7 +43,8 @@ _AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|\d{{1,2}
 # ("with my 3090", "我的1060"): a possessive before a GeForce model number is the user's card.
 _BEFORE_NUMBER = rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|我的)"
 BARE_MODEL = re.compile(
-    rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
+    rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?:(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
+    rf"|(?P<s3>\s(?:ti|super))\b)"  # "a 4070 Super", "3090 Ti": the suffix alone says it is a card
     rf"|(?<![A-Za-z]){_BEFORE_NUMBER}\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super|s))?(?![A-Za-z0-9_.+-])")
 # Data-centre names shorter than four characters, taken only as written in capitals ("on a T4", "8xA100" is
 # long enough anyway): in lowercase, "t4" or "l4" is too often something else. "A2", "P4" and "VII" stay out.
@@ -59,7 +60,8 @@ def _squashed(key: str) -> list[str]:
     if not m:
         return []
     series, number, suffix = m.group(1), m.group(2), (m.group(3) or "").replace(" ", "")
-    out = [f"{series}{number}{suffix}", f"{series}{number} {suffix}".strip(), f"{series} {number}{suffix}"]
+    out = [f"{series}{number}{suffix}", f"{series}{number} {suffix}".strip(), f"{series} {number}{suffix}",
+           f"{series}-{number}{suffix}", f"{series}-{number} {suffix}".strip()]  # "RTX-5090D"
     if suffix in ("ti", "xt", "xtx", "d"):
         out.append(f"{number}{suffix}")
     if suffix in ("ti", "xt", "xtx"):
@@ -184,7 +186,8 @@ class Catalog:
         word next to it, it is the card. Only numbers that are GeForce RTX/GTX models in the catalog count."""
         out = []
         for m in BARE_MODEL.finditer(text):
-            number, suffix = m.group("n1") or m.group("n2"), (m.group("s1") or m.group("s2") or "").strip().lower()
+            number = m.group("n1") or m.group("n2")
+            suffix = (m.group("s1") or m.group("s2") or m.group("s3") or "").strip().lower()
             suffix = "super" if suffix == "s" else suffix  # "2070S"
             for series in ("rtx", "gtx"):
                 gpu = self._by_key.get(f"{series} {number} {suffix}".strip())
