@@ -169,6 +169,7 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("GPU：4090", "NVIDIA GeForce RTX 4090"),                    # a full-width colon
     ("a 4070 Super", "NVIDIA GeForce RTX 4070 SUPER"),          # the suffix alone says it is a card
     ("Quadro K2200", "Quadro K2200"),
+    ("on the K4000 GPU", "Quadro K4000"),                       # a Quadro K/M/P model without "Quadro"
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name
@@ -189,6 +190,7 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "only GPUs that have compute capability 8.0 or higher",      # a requirement, not the user's GPU
     "amdgpu too old gfx000",                                     # ollama's placeholder target
     "gfx1030 and gfx1100 are supported",                         # several targets name none
+    "set p400 mode",                                             # a four-character Quadro number alone
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
     assert detect(text, kb).gpu is None

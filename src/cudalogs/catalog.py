@@ -49,6 +49,8 @@ BARE_MODEL = re.compile(
 # Data-centre names shorter than four characters, taken only as written in capitals ("on a T4", "8xA100" is
 # long enough anyway): in lowercase, "t4" or "l4" is too often something else. "A2", "P4" and "VII" stay out.
 _SHORT_NAMES = frozenset({"a10", "a16", "a30", "a40", "h20", "k80", "l20", "l4", "l40", "m40", "m60", "p40", "t4"})
+# (not "Quadro RTX 5000": without "Quadro", "RTX 5000" is also the Ada card)
+_QUADRO_MODEL = re.compile(r"^quadro ([kmpt]\d{4}m?)$")  # four digits: "p400" alone is too often something else
 _SERIES_MODEL = re.compile(r"^(rtx|gtx|gt|mx|rx) (\d{3,4}m?)(?: (ti|super|ti super|xt|xtx|d))?$")
 
 
@@ -132,6 +134,8 @@ class Catalog:
         for key, gpu in list(catalog._by_key.items()):
             for short in _squashed(key):
                 catalog._by_key.setdefault(short, gpu)
+            if m := _QUADRO_MODEL.match(key):  # "the K4000 GPU", "p4000": a Quadro K/M/P/T model needs no "Quadro"
+                catalog._by_key.setdefault(m.group(1), gpu)
         return catalog
 
     def lookup(self, name: str) -> Gpu | None:
