@@ -170,6 +170,8 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("a 4070 Super", "NVIDIA GeForce RTX 4070 SUPER"),          # the suffix alone says it is a card
     ("Quadro K2200", "Quadro K2200"),
     ("on the K4000 GPU", "Quadro K4000"),                       # a Quadro K/M/P model without "Quadro"
+    ("Nvidia M1200 laptop", "Quadro M1200"),
+    ("mine is 3090 and it fails", "NVIDIA GeForce RTX 3090"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name

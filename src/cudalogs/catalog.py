@@ -40,8 +40,8 @@ _CARD_WORD = r"(?:显卡|顯卡|卡|gpus?|graphics card|video card|card)"
 # its memory ("a 1060 6gb", "3060 12GB")
 _AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|\d{{1,2}} ?gb?\b)"
 # Words before it: the card words, optionally with "is" ("my GPU is 4090", "显卡是4090"), the vendor, or "my"/"我的"
-# ("with my 3090", "我的1060"): a possessive before a GeForce model number is the user's card.
-_BEFORE_NUMBER = rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|我的)"
+# ("with my 3090", "mine is 3090", "我的1060"): a possessive before a GeForce model number is the user's card.
+_BEFORE_NUMBER = rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|\bmine is|我的)"
 BARE_MODEL = re.compile(
     rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?:(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
     rf"|(?P<s3>\s(?:ti|super))\b)"  # "a 4070 Super", "3090 Ti": the suffix alone says it is a card
