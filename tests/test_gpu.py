@@ -210,3 +210,11 @@ def test_a_device_report_wrapped_over_two_lines_still_names_the_gpu(tiny_kb):
     wrapped = "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4\nGPU has compute capability 7.5."
     ctx = detect(wrapped, tiny_kb)
     assert (ctx.gpu.cc, ctx.line_no) == ("7.5", 1)
+
+
+def test_the_mention_prefilter_finds_exactly_the_catalog_words(kb):
+    """The prefilter is one regex factored by shared prefixes (speed); it must match what a flat list of the words
+    would: each first word of a catalog spelling, as a whole word, the longest one where several fit."""
+    pattern = kb.catalog.mention_pattern()
+    text = "tesla v100-sxm2-32gb, rtx 3090, rtx3090ti, a100s, gtx1080 and teslax rtx30900"  # not: teslax, rtx30900
+    assert [m.group(0) for m in pattern.finditer(text)] == ["tesla", "v100-sxm2-32gb", "rtx", "3090", "rtx3090ti", "a100s", "gtx1080"]

@@ -89,6 +89,28 @@ def _stem(word: str) -> str:
     return m.group(1) if m else word
 
 
+def _trie_regex(words: set[str]) -> str:
+    """One regex matching any of `words`, factored by shared prefixes ("rtx(?:3090|40(?:70|90))..."): the engine
+    then tries a handful of branches at each position instead of every word (a flat alternation of ~500 catalog
+    words cost about 1 ms per 3 KB of log). Longer words come first at each branch, so the longest one matches."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, dict]) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + pattern(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return pattern(trie)
+
+
 def _strip_prefixes(key: str) -> str:
     changed = True
     while changed:
@@ -152,7 +174,7 @@ class Catalog:
         """Matches (in lowercase text) a word that begins some catalog spelling: where a GPU name can start."""
         if self._first_word_re is None:
             self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
-            alternation = "|".join(re.escape(w) for w in sorted(self._first_words, key=len, reverse=True))
+            alternation = _trie_regex(self._first_words)
             self._first_word_re = re.compile(
                 rf"(?<!{_NOT_IN_WORD})(?:\d{{1,3}}[x×*])?(?:{alternation})(?:s|-\d{{1,3}}[abcq])?{_WORD_END}")
         return self._first_word_re
