@@ -197,8 +197,9 @@ class Catalog:
                     key = " ".join(w for w, _s, _e in words[i: i + n])
                     short_ok = n == 1 and key in _SHORT_NAMES and text[words[i][1]: words[i][2]] == key.upper()
                     gpu = self._by_key.get(key) if len(key) >= 4 or short_ok else None
-                    if gpu is None and len(key) >= 4 and _stem(words[i + n - 1][0]) != words[i + n - 1][0]:
-                        gpu = self._by_key.get(" ".join([*(w for w, _s, _e in words[i: i + n - 1]), _stem(words[i + n - 1][0])]))
+                    if gpu is None and len(key) >= 4:
+                        head, _sep, last = key.rpartition(" ")
+                        gpu = self._by_key.get(f"{head} {_stem(last)}".lstrip())  # "nvidia h100s", "nvidia a16-8q"
                     if gpu is not None and not _ruled_out_by(previous, gpu):
                         out.append((gpu, text[words[i][1]: words[i + n - 1][2]], words[i][1]))
                         i += n - 1

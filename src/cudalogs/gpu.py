@@ -23,6 +23,7 @@ from cudalogs.signatures import branch_literals, required_literal
 _CC_TEXT = re.compile(r"^(?:sm_?|compute_)?(\d{1,3})(?:\.(\d))?$", re.IGNORECASE)
 _GFX_TEXT = re.compile(r"^gfx[0-9a-f]{3,4}$", re.IGNORECASE)
 _MENTION_STRENGTH = 1
+_WEAK = 2  # at most this strong: a name or capability in a user's own words, not a device's report
 
 
 @dataclass
@@ -118,7 +119,7 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
         return GpuContext(None, "unknown", None, "", (), versions, os_name)
     best = _merge_best(sightings, catalog)
     # a capability-only sighting with the chosen GPU's capability is the same device, not another one
-    same = {s.gpu.name for s in sightings if s.gpu.name.startswith("compute capability") and s.gpu.cc == best.gpu.cc}
+    same = {s.gpu.name for s in sightings if not _named(s.gpu) and s.gpu.cc == best.gpu.cc}
     return GpuContext(best.gpu, "log", best.line.no, best.line.text.strip()[:300],
                       tuple(o for o in others if o != best.gpu.name and o not in same), versions, os_name)
 
@@ -171,7 +172,6 @@ def _bare_gfx_sighting(log: LogText, catalog: Catalog) -> dict[int, list[_Sighti
 
 
 WRAPPED_MAX_LINES = 5000
-_WEAK = 2  # strength of a name or capability in a user's own words
 
 
 def _wrapped_sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> dict[int, list[_Sighting]]:
@@ -220,15 +220,19 @@ def _gpu_from_match(groups: dict[str, str | None], catalog: Catalog) -> Gpu | No
     return None
 
 
+def _named(gpu: Gpu) -> bool:
+    """Whether a sighting names a model, not only a capability (Catalog.from_cc names those "compute capability X.Y")."""
+    return not gpu.name.startswith("compute capability")
+
+
 def _merge_best(sightings: list[_Sighting], catalog: Catalog) -> _Sighting:
     """The strongest sighting; a capability-only sighting borrows the name of a same-cc named one."""
     # among a user's own words, a GPU's name beats a capability they state ("an RTX 5080, which should have compute
     # capability 8.9": the catalog knows the card better than its owner)
-    best = max(sightings, key=lambda s: (s.strength, s.strength <= _WEAK and not s.gpu.name.startswith("compute capability"),
-                                         -s.line.no))
-    if best.gpu.name.startswith("compute capability"):
+    best = max(sightings, key=lambda s: (s.strength, s.strength <= _WEAK and _named(s.gpu), -s.line.no))
+    if not _named(best.gpu):
         for s in sightings:
-            if s.gpu.cc == best.gpu.cc and not s.gpu.name.startswith("compute capability"):
+            if s.gpu.cc == best.gpu.cc and _named(s.gpu):
                 return _Sighting(catalog.with_cc(s.gpu, best.gpu.cc), best.strength, best.line)
     return best
 
