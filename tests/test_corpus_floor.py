@@ -1,0 +1,37 @@
+"""A guard against a KB edit that quietly breaks many real logs: the labelled corpus (data/corpus/) stays diagnosed.
+
+Not a measure (the ablation benchmark and ../shared/eval are): most of these logs shaped the KB or trained the
+classifier. The floors sit a few points under today's figures (2026-11-25: 2,384 of 2,712 right, 0.879; of the
+2,422 answered, 0.984 right), so that a change which silences or mislabels dozens of logs fails here, while adding
+a harder row does not.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cudalogs import explain
+
+CORPUS = sorted((Path(__file__).resolve().parents[1] / "data" / "corpus").glob("*.jsonl"))
+RECALL_FLOOR = 0.85      # right first answer, over every row
+PRECISION_FLOOR = 0.97   # right first answer, over the rows that get one: a wrong answer is worse than none
+
+
+@pytest.fixture(scope="module")
+def outcomes(kb):
+    rows = [json.loads(line) for path in CORPUS for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = []
+    for row in rows:
+        classes = [d.cls for d in explain(row["log"], kb=kb).diagnoses]
+        out.append((bool(classes), bool(classes) and classes[0] in {row["class"], *row.get("also", [])}))
+    return out
+
+
+def test_most_corpus_logs_get_the_right_class_first(outcomes):
+    assert sum(right for _answered, right in outcomes) / len(outcomes) >= RECALL_FLOOR
+
+
+def test_an_answer_on_a_corpus_log_is_almost_always_the_right_class(outcomes):
+    answered = [right for answered, right in outcomes if answered]
+    assert sum(answered) / len(answered) >= PRECISION_FLOOR
