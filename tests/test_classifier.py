@@ -80,7 +80,7 @@ def test_a_text_that_reports_no_failure_needs_the_stricter_threshold():
     assert Model.from_dict(exported).threshold_for(False) == 0.5
 
 
-@pytest.mark.parametrize("content", [b"\xff\xfe not json", b"[1, 2]", b'{"format": 1}'])
+@pytest.mark.parametrize("content", [b"\xff\xfe not json", b"[1, 2]", b'{"format": 1}', b'{"format": 3, "vocab": []}'])
 def test_an_unreadable_model_file_gives_no_model(tmp_path, content):
     (tmp_path / "model.json").write_bytes(content)
     assert load(tmp_path / "model.json") is None

@@ -149,6 +149,14 @@ def sidecar(path: Path) -> Path:
     return path.with_suffix(".bin")
 
 
+def array_slot(data: dict[str, Any], keys: tuple[str, ...]) -> tuple[dict[str, Any], str]:
+    """The dict that holds one of ARRAYS in the model's plain form, and its key there ("postings" is nested)."""
+    *parents, last = keys
+    for key in parents:
+        data = data.setdefault(key, {})
+    return data, last
+
+
 def read(path: Path = MODEL_PATH) -> dict[str, Any] | None:
     """The shipped model as a plain dict (export()'s form, arrays as `array`), or None when it is missing,
     unreadable or of another format. The arrays come from the sidecar next to `path`."""
@@ -159,8 +167,11 @@ def read(path: Path = MODEL_PATH) -> dict[str, Any] | None:
         raw = memoryview(sidecar(path).read_bytes())
     except (OSError, ValueError):  # bad JSON or bad UTF-8
         return None
+    counts = data.get("arrays")
+    if not isinstance(counts, list) or len(counts) != len(ARRAYS):
+        return None
     start = 0
-    for (keys, code), count in zip(ARRAYS, data.get("arrays", ())):
+    for (keys, code), count in zip(ARRAYS, counts):
         arr = array(code)
         arr.frombytes(raw[start:start + count * arr.itemsize])
         if sys.byteorder == "big":
@@ -168,10 +179,7 @@ def read(path: Path = MODEL_PATH) -> dict[str, Any] | None:
         start += count * arr.itemsize
         if len(arr) != count:
             return None  # a truncated sidecar: better no classifier than a wrong one
-        *parents, last = keys
-        holder = data
-        for key in parents:
-            holder = holder.setdefault(key, {})
+        holder, last = array_slot(data, keys)
         holder[last] = arr
     return data if start == len(raw) else None
 

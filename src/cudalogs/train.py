@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cudalogs.classifier import (ARRAYS, MODEL_FORMAT, NONE_CLASS, analyze, as_array, classifier_text,
-                                 reports_failure, sidecar)
+from cudalogs.classifier import (ARRAYS, MODEL_FORMAT, NONE_CLASS, analyze, array_slot, as_array,
+                                 classifier_text, reports_failure, sidecar)
 from cudalogs.normalize import lines
 
 TEST_SHARE = 5  # one thread in five is held out
@@ -190,10 +190,7 @@ def write(model: dict[str, Any], path: Path) -> tuple[Path, Path]:
     blob = bytearray()
     counts = []
     for keys, code in ARRAYS:
-        *parents, last = keys
-        holder = meta
-        for key in parents:
-            holder = holder.setdefault(key, {})
+        holder, last = array_slot(meta, keys)
         arr = as_array(code, holder.pop(last, ""))  # a model without centroids (export() alone) has no postings
         if sys.byteorder == "big":
             arr = array(code, arr)
