@@ -44,7 +44,7 @@ _AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|\d{{1,2}
 _BEFORE_NUMBER = rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|\bmine is|我的)"
 BARE_MODEL = re.compile(
     rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?:(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
-    rf"|(?P<s3>\s(?:ti|super))\b)"  # "a 4070 Super", "3090 Ti": the suffix alone says it is a card
+    rf"|(?P<s3>\ssuper)\b)"  # "a 4070 Super": the suffix alone says it is a card ("3090 Ti" is a catalog key)
     rf"|(?<![A-Za-z]){_BEFORE_NUMBER}\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super|s))?(?![A-Za-z0-9_.+-])")
 # Data-centre names shorter than four characters, taken only as written in capitals ("on a T4", "8xA100" is
 # long enough anyway): in lowercase, "t4" or "l4" is too often something else. "A2", "P4" and "VII" stay out.
@@ -79,7 +79,8 @@ def _squashed(key: str) -> list[str]:
     return [short for short in dict.fromkeys(out) if short != key]
 
 
-_PLURAL_OR_VGPU = re.compile(r"^(.*\d)(?:s|-\d{1,3}[abcq])$")
+_PLURAL_OR_VGPU_SUFFIX = r"(?:s|-\d{1,3}[abcq])"  # "h100s", "a16-8q": also allowed by the mention prefilter
+_PLURAL_OR_VGPU = re.compile(rf"^(.*\d){_PLURAL_OR_VGPU_SUFFIX}$")
 
 
 def _stem(word: str) -> str:
@@ -176,7 +177,7 @@ class Catalog:
             self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
             alternation = _trie_regex(self._first_words)
             self._first_word_re = re.compile(
-                rf"(?<!{_NOT_IN_WORD})(?:\d{{1,3}}[x×*])?(?:{alternation})(?:s|-\d{{1,3}}[abcq])?{_WORD_END}")
+                rf"(?<!{_NOT_IN_WORD})(?:\d{{1,3}}[x×*])?(?:{alternation}){_PLURAL_OR_VGPU_SUFFIX}?{_WORD_END}")
         return self._first_word_re
 
     def mentions(self, text: str) -> list[tuple[Gpu, str, int]]:
