@@ -172,6 +172,13 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("on the K4000 GPU", "Quadro K4000"),                       # a Quadro K/M/P model without "Quadro"
     ("Nvidia M1200 laptop", "Quadro M1200"),
     ("mine is 3090 and it fails", "NVIDIA GeForce RTX 3090"),
+    ("Running on a 3050 @ 35W", "NVIDIA GeForce RTX 3050"),         # an article before the number
+    ("My environment is: single 4090, python3.8", "NVIDIA GeForce RTX 4090"),
+    ("I ran the code using 3090, but encountered NCCL Error 1", "NVIDIA GeForce RTX 3090"),
+    ("RVC1006Nvidia が 5090 rtx で動作しない", "NVIDIA GeForce RTX 5090"),  # the series word after the number
+    ("I have GTX750-ti with CC 5.0", "GeForce GTX 750 Ti"),        # a hyphen before the Ti
+    ("fails to compile at runtime on RTX 50 series GPUs", "GeForce RTX 50 series"),  # a whole generation
+    ("my RTX 30XX card", "GeForce RTX 30 series"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name
@@ -193,6 +200,8 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "amdgpu too old gfx000",                                     # ollama's placeholder target
     "gfx1030 and gfx1100 are supported",                         # several targets name none
     "set p400 mode",                                             # a four-character Quadro number alone
+    "listening on 3090",
+    "An Ampere (RTX 30xx) or newer GPU is required",             # a generation required, not the user's
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
     assert detect(text, kb).gpu is None
@@ -204,6 +213,16 @@ def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
 ])
 def test_one_amd_target_named_alone_is_the_users_gpu(kb, text, gfx):
     assert detect(text, kb).gpu.gfx == gfx
+
+
+@pytest.mark.parametrize(("log", "name"), [
+    ("RTX 50 series support is broken\nmy RTX 5080 fails too", "NVIDIA GeForce RTX 5080"),
+    ("Does it work on RTX 40 series?\nI have a 4070 Super", "NVIDIA GeForce RTX 4070 SUPER"),
+    ("RTX 50 series (RTX 5090) fails", "NVIDIA GeForce RTX 5090"),
+])
+def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
+    """A series says only the capability; the model a log names is the user's card (and has the same one)."""
+    assert detect(log, kb).gpu.name == name
 
 
 def test_a_device_report_wrapped_over_two_lines_still_names_the_gpu(tiny_kb):

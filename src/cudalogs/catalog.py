@@ -18,7 +18,7 @@ _PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ")
 # space around it, where \w would glue it to the Chinese words on both sides.
 # "8xA100": a count, then the name. A "+" separates words: issue templates list the setup as
 # "CentOS6.3+P40+CUDA9.0" or "cuda10.1+rtx2080".
-_WORD = re.compile(r"\d{1,3}[x×*](?=[A-Za-z])|[A-Za-z0-9_.-]+")
+_WORD = re.compile(r"\d{1,3}[x×*](?=[A-WYZa-wyz])|[A-Za-z0-9_.-]+")  # "8xA100" is 8 x A100; "RTX 30xx" a series
 _NOT_IN_WORD = "[A-Za-z0-9_.-]"
 _WORD_END = r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9_])"  # a sentence's full stop may follow a name: "a GTX 1080."
 _MAX_WORDS = 7
@@ -38,10 +38,13 @@ def _norm(name: str) -> str:
 _CARD_WORD = r"(?:显卡|顯卡|卡|gpus?|graphics card|video card|card)"
 # Words after a bare number that make it a card: the card words, a laptop/mobile variant ("5080笔记本", "2080 max-q"),
 # its memory ("a 1060 6gb", "3060 12GB")
-_AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|\d{{1,2}} ?gb?\b)"
-# Words before it: the card words, optionally with "is" ("my GPU is 4090", "显卡是4090"), the vendor, or "my"/"我的"
-# ("with my 3090", "mine is 3090", "我的1060"): a possessive before a GeForce model number is the user's card.
-_BEFORE_NUMBER = rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|\bmine is|我的)"
+_AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|rtx|gtx|\d{{1,2}} ?gb?\b)"
+# Words before it: the card words, optionally with "is" ("my GPU is 4090", "显卡是4090"), the vendor, "my"/"我的"
+# ("with my 3090", "mine is 3090", "我的1060"): a possessive before a GeForce model number is the user's card; or an
+# article or "using" ("got a 5090", "Running on a 3050", "using 3090", "single 4090"): these numbers are not
+# years a log would name, and a number that is a card's is followed by no unit (the lookahead below).
+_BEFORE_NUMBER = (rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|\bmine is|我的"
+                  r"|\b(?:a|an|one|single|dual|using))")
 BARE_MODEL = re.compile(
     rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?:(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
     rf"|(?P<s3>\ssuper)\b)"  # "a 4070 Super": the suffix alone says it is a card ("3090 Ti" is a catalog key)
@@ -64,6 +67,8 @@ def _squashed(key: str) -> list[str]:
     series, number, suffix = m.group(1), m.group(2), (m.group(3) or "").replace(" ", "")
     out = [f"{series}{number}{suffix}", f"{series}{number} {suffix}".strip(), f"{series} {number}{suffix}",
            f"{series}-{number}{suffix}", f"{series}-{number} {suffix}".strip()]  # "RTX-5090D"
+    if suffix in ("ti", "super"):
+        out += [f"{series}{number}-{suffix}", f"{series} {number}-{suffix}"]  # "GTX750-ti", "RTX 3060-Ti"
     if suffix in ("ti", "xt", "xtx", "d"):
         out.append(f"{number}{suffix}")
     if suffix in ("ti", "xt", "xtx"):

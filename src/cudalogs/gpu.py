@@ -23,6 +23,11 @@ from cudalogs.signatures import branch_literals, required_literal
 _CC_TEXT = re.compile(r"^(?:sm_?|compute_)?(\d{1,3})(?:\.(\d))?$", re.IGNORECASE)
 _GFX_TEXT = re.compile(r"^gfx[0-9a-f]{3,4}$", re.IGNORECASE)
 _MENTION_STRENGTH = 1
+# A whole generation named ("RTX 50 series", "an Ampere (RTX 30xx) or newer GPU is required"): weaker than any model
+# or capability the log names, which may be the user's card inside that generation, or below the one required.
+SERIES = "series"
+_SERIES_STRENGTH = 0
+_REQUIREMENT = re.compile(r"(?i)\b(?:or|and) (?:newer|later|above|higher|up)\b|\brequired?\b|\bat least\b|\bminimum\b")
 _WEAK = 2  # at most this strong: a name or capability in a user's own words, not a device's report
 
 
@@ -136,13 +141,18 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
     reported = {i for i, found in by_line.items() if any(s.strength > _WEAK for s in found)}
     for i in log.lines_matching(catalog.mention_pattern()) - reported:
         mentioned = catalog.mentions(log.lines[i].text)
-        if len({g.name for g, _s, _o in mentioned}) == 1:  # a list of several models is not a sighting
-            by_line.setdefault(i, []).append(_Sighting(mentioned[0][0], _MENTION_STRENGTH, log.lines[i]))
+        models = [g for g, _s, _o in mentioned if g.segment != SERIES] or [g for g, _s, _o in mentioned]
+        if len({g.name for g in models}) != 1:  # a list of several models is not a sighting
+            continue
+        if models[0].segment != SERIES:
+            by_line.setdefault(i, []).append(_Sighting(models[0], _MENTION_STRENGTH, log.lines[i]))
+        elif not _REQUIREMENT.search(log.lines[i].text):
+            by_line.setdefault(i, []).append(_Sighting(models[0], _SERIES_STRENGTH, log.lines[i]))
     if all(s.strength <= _WEAK for found in by_line.values() for s in found):
         # nothing, or only words ("my GPU has compute capability 7.5"): a device report may be wrapped in two
         for i, found in _wrapped_sightings(log, catalog, facts).items():
             by_line.setdefault(i, []).extend(found)
-    if not by_line:
+    if all(s.strength == _SERIES_STRENGTH for found in by_line.values() for s in found):
         for i in sorted(log.lines_matching(BARE_MODEL)):
             named = catalog.bare_models(log.lines[i].text)
             if len({g.name for g, _s, _o in named}) == 1:
