@@ -225,6 +225,25 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     assert detect(log, kb).gpu.name == name
 
 
+@pytest.mark.parametrize(("log", "cc"), [
+    ("|   0  GeForce RTX 208...  Off  | 00000000:21:00.0  On |                  N/A |", "7.5"),  # 2080, Ti, SUPER
+    ("|   0  GeForce GTX 106...  Off  | 00000000:03:00.0  On |                  N/A |", "6.1"),
+    ("RuntimeError: FlashInfer-CUTLASS MoE kernel does not support current device sm_120", "12.0"),
+    ("[Bug]: The quantization method mxfp4 is not supported for the current GPU SM75", "7.5"),
+    ("[Bug] Windows + RTX 50 (sm_120): RuntimeError: Rowwise scaling is not currently supported", "12.0"),
+])
+def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
+    assert detect(log, kb).gpu.cc == cc
+
+
+@pytest.mark.parametrize("log", [
+    "|   0  NVIDIA GeForce ...  Off  | 00000000:03:00.0  On |                  N/A |",  # too short to say which
+    "ValueError: TRTLLM MHA backend is only supported on Blackwell GPUs (SM100).",      # the GPU required
+])
+def test_no_capability_from_a_name_cut_too_short_or_a_requirement(kb, log):
+    assert detect(log, kb).gpu is None
+
+
 def test_a_device_report_wrapped_over_two_lines_still_names_the_gpu(tiny_kb):
     wrapped = "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4\nGPU has compute capability 7.5."
     ctx = detect(wrapped, tiny_kb)

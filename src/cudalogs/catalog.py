@@ -171,6 +171,19 @@ class Catalog:
         key = _norm(name)
         return self._by_key.get(key) or self._by_key.get(_strip_prefixes(key))
 
+    def truncated(self, name: str) -> Gpu | None:
+        """A name cut short with "..." (nvidia-smi's table cuts it at 18 characters: "GeForce RTX 208..."): the
+        model when one fits, else the capability every fitting model shares ("208..." is the 2080, 2080 Ti or
+        2080 SUPER, all 7.5), else nothing."""
+        head = _strip_prefixes(_norm(name.rstrip(". ").rstrip("…")))
+        if len(head) < 5:
+            return None
+        fits = {gpu.name: gpu for key, gpu in self._by_key.items() if key.startswith(head)}
+        ccs = {gpu.cc for gpu in fits.values()}
+        if not fits or len(ccs) != 1 or "" in ccs:
+            return None
+        return next(iter(fits.values())) if len(fits) == 1 else self.from_cc(ccs.pop(), name.strip())
+
     def find_in(self, text: str) -> Gpu | None:
         """The longest catalog name contained in `text` (for captured names with extra words)."""
         found = self.mentions(text)

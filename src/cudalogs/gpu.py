@@ -221,6 +221,8 @@ def _gpu_from_match(groups: dict[str, str | None], catalog: Catalog) -> Gpu | No
         arch = int(groups["arch"] or 0)
         cc = f"{arch // 10}.{arch % 10}"
     known = (catalog.lookup(name) or catalog.find_in(name)) if name else None
+    if known is None and name.endswith(("...", "…")):
+        known = catalog.truncated(name)
     if known is not None:
         return catalog.with_cc(known, cc) if cc and known.vendor == "nvidia" else known
     if cc:
