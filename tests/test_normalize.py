@@ -82,6 +82,9 @@ def test_html_character_references_are_decoded():
     ("(RayWorkerWrapper pid=2172) ERROR x", "ERROR x"),
     ("ollama  | CUDA error", "CUDA error"),
     ("2024-05-01T10:00:00.123Z CUDA error", "CUDA error"),
+    ("2024-05-01 10:00:00,123 | CUDA error", "CUDA error"),           # a logger's timestamp and its separator
+    ("2024-05-01 10:00:00 - RuntimeError: x", "RuntimeError: x"),
+    ("2024-05-01 10:00:00 -1 offset", "-1 offset"),                  # a dash that starts the message stays
     ("| 0  Tesla T4  On |", "| 0  Tesla T4  On |"),
     ("CUDA error: y", "CUDA error: y"),
 ])

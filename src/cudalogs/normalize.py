@@ -29,11 +29,11 @@ _PLAIN = str.maketrans({**{c: " " for c in "\u00a0\u2000\u2001\u2002\u2003\u2004
                         **{c: None for c in "\u200b\u200c\u200d\u2060\ufeff"},
                         "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # What tools and people put in front of each line of a log: indentation, Markdown quote marks, torchrun's
-# `[rank0]:`, Ray's `(RayWorker pid=1)`, docker compose's `service  | `, a timestamp. A message that spans
+# `[rank0]:`, Ray's `(RayWorker pid=1)`, docker compose's `service  | `, a timestamp (with its `|` or `-`). A message that spans
 # lines is matched with these taken off each line (see strip_prefix).
 _PREFIX = re.compile(
     r"^(?:\s*(?:>+|\[rank\d+\]:|\([\w.-]{1,40} pid=\d+(?:, ip=[\d.]+)?\)|[\w.-]{1,40}\s+\|(?=\s)|"
-    r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?))*\s*")
+    r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?(?:\s+[|-](?=\s))?))*\s*")
 
 # Named masks, in order (Drain3's habit): make two logs of the same fault look alike for
 # the classifier and for de-duplication. Matching and quoting always use the unmasked line.
