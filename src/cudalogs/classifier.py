@@ -36,6 +36,16 @@ _TOKEN = re.compile(r"<\w+>|[a-z_][a-z0-9_]+|[a-z0-9]+")
 _RELEVANT = re.compile(  # matched against lowercased lines (IGNORECASE alternations are several times slower)
     r"error|exception|fail|warn|cuda|gpu|capab|kernel|nccl|cublas|cudnn|triton|rocm|hip|flash|bf16|bfloat|fp8|"
     r"memory|driver|nvcc|ptxas|assert|arch|sm_\d|compute|device|support|xformers|bitsandbytes|quant|marlin|ecc|xid|container")
+# Start-up lines printed on healthy runs, which share words with real faults: TensorFlow's optional TensorRT
+# libraries ("Could not load dynamic library 'libnvinfer.so.7'", "TF-TRT Warning: Cannot dlopen some TensorRT
+# libraries", beside the fault "Cannot dlopen some GPU libraries"), its CPU-instruction banner, its duplicate
+# cuDNN/cuFFT/cuBLAS factory registration, oneDNN's note, xFormers' "A matching Triton is not available". They are
+# not evidence of anything: the classifier does not read them (googlecolab/colabtools#3408: the TF-TRT lines alone
+# scored 0.95 for no-gpu-visible). Signatures still see every line.
+_HARMLESS = re.compile(
+    r"could not load dynamic library 'libnvinfer|tf-trt warning|this tensorflow binary is optimized|"
+    r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
+    r"onednn custom operations are on|a matching triton is not available")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
 # only on such a text: a question ("can a bf16 model run on a V100?") or a healthy log that merely names the same
 # things must not get a diagnosis, however close its words are to a fault's.
@@ -50,7 +60,8 @@ MAX_CHARS = 20_000
 
 def classifier_text(lines: Sequence[Line]) -> str:
     """The part of a log the classifier reads: relevant lines, masked, bounded in size."""
-    picked = [line.text for line in lines if _RELEVANT.search(line.text.lower())][:MAX_LINES] or [line.text for line in lines[:MAX_LINES]]
+    meaningful = [line.text for line in lines if not _HARMLESS.search(line.text.lower())]
+    picked = [text for text in meaningful if _RELEVANT.search(text.lower())][:MAX_LINES] or meaningful[:MAX_LINES]
     return mask("\n".join(picked))[:MAX_CHARS]
 
 
