@@ -179,6 +179,11 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("I have GTX750-ti with CC 5.0", "GeForce GTX 750 Ti"),        # a hyphen before the Ti
     ("fails to compile at runtime on RTX 50 series GPUs", "GeForce RTX 50 series"),  # a whole generation
     ("my RTX 30XX card", "GeForce RTX 30 series"),
+    ("vllm on AMD MI300x GPU", "AMD Instinct MI300X"),             # Instinct needs no "Instinct"
+    ("8*A30-24G", "NVIDIA A30"),                                   # the memory glued on with a hyphen
+    ("the DGX Spark fails", "NVIDIA GB10"),
+    ("GPU: _NVIDIA GeForce RTX 4060_", "NVIDIA GeForce RTX 4060"),  # Markdown emphasis around the name
+    ("GPU = NVIDIA GeForce 930MX", "GeForce 930MX"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name
@@ -231,6 +236,9 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("RuntimeError: FlashInfer-CUTLASS MoE kernel does not support current device sm_120", "12.0"),
     ("[Bug]: The quantization method mxfp4 is not supported for the current GPU SM75", "7.5"),
     ("[Bug] Windows + RTX 50 (sm_120): RuntimeError: Rowwise scaling is not currently supported", "12.0"),
+    ("[INFO] CUDA[0]: 97.9 GB total, 95.1 GB free - Compute 12.1", "12.1"),   # mistral.rs doctor
+    ("Found GPU(s) with compute capability: [3.7, 3.7]", "3.7"),
+    ("MY GPU is GT 635M ,compute_capability =2.1", "2.1"),
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc

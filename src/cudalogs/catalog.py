@@ -13,13 +13,12 @@ from typing import Any
 
 from cudalogs.model import Gpu
 
-_PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ")
+_PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ", "instinct ")  # "MI300X" is AMD Instinct MI300X
 # ASCII only: catalog names are ASCII, and a name written inside CJK text ("用v100在运行", "单卡3080") has no
 # space around it, where \w would glue it to the Chinese words on both sides.
 # "8xA100": a count, then the name. A "+" separates words: issue templates list the setup as
 # "CentOS6.3+P40+CUDA9.0" or "cuda10.1+rtx2080".
 _WORD = re.compile(r"\d{1,3}[x×*](?=[A-WYZa-wyz])|[A-Za-z0-9_.-]+")  # "8xA100" is 8 x A100; "RTX 30xx" a series
-_NOT_IN_WORD = "[A-Za-z0-9_.-]"
 _WORD_END = r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9_])"  # a sentence's full stop may follow a name: "a GTX 1080."
 _MAX_WORDS = 7
 _FAMILY_BY_MAJOR = {3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
@@ -84,7 +83,7 @@ def _squashed(key: str) -> list[str]:
     return [short for short in dict.fromkeys(out) if short != key]
 
 
-_PLURAL_OR_VGPU_SUFFIX = r"(?:s|-\d{1,3}[abcq])"  # "h100s", "a16-8q": also allowed by the mention prefilter
+_PLURAL_OR_VGPU_SUFFIX = r"(?:s|-\d{1,3}[abcq]|-\d{1,3}gb?)"  # "h100s", "a16-8q", "a30-24g": also in the prefilter
 _PLURAL_OR_VGPU = re.compile(rf"^(.*\d){_PLURAL_OR_VGPU_SUFFIX}$")
 
 
@@ -195,7 +194,7 @@ class Catalog:
             self._first_words = {key.split(" ", 1)[0] for key in self._by_key}
             alternation = _trie_regex(self._first_words)
             self._first_word_re = re.compile(
-                rf"(?<!{_NOT_IN_WORD})(?:\d{{1,3}}[x×*])?(?:{alternation}){_PLURAL_OR_VGPU_SUFFIX}?{_WORD_END}")
+                rf"(?<![A-Za-z0-9.-])(?<![A-Za-z0-9.-]_)(?:\d{{1,3}}[x×*])?(?:{alternation}){_PLURAL_OR_VGPU_SUFFIX}?{_WORD_END}")
         return self._first_word_re
 
     def mentions(self, text: str) -> list[tuple[Gpu, str, int]]:
@@ -207,7 +206,9 @@ class Catalog:
         """
         if not self.mention_pattern().search(text.lower()):  # most log lines name no GPU: skip tokenising them
             return []
-        words = [(w.lower(), m.start(), m.start() + len(w)) for m in _WORD.finditer(text) if (w := m.group(0).rstrip("."))]
+        # a word without a sentence's full stop or Markdown emphasis around it ("_NVIDIA GeForce RTX 4060_")
+        words = [(w.lower(), m.start() + lead, m.start() + lead + len(w)) for m in _WORD.finditer(text)
+                 if (w := m.group(0).strip("_").rstrip(".")) and (lead := len(m.group(0)) - len(m.group(0).lstrip("_"))) >= 0]
         out, i = [], 0
         while i < len(words):
             if words[i][0] in self._first_words or _stem(words[i][0]) in self._first_words:
