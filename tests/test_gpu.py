@@ -184,6 +184,16 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("the DGX Spark fails", "NVIDIA GB10"),
     ("GPU: _NVIDIA GeForce RTX 4060_", "NVIDIA GeForce RTX 4060"),  # Markdown emphasis around the name
     ("GPU = NVIDIA GeForce 930MX", "GeForce 930MX"),
+    ("两张3090训练报错", "NVIDIA GeForce RTX 3090"),                 # a count word before the number
+    ("4x3090 训练", "NVIDIA GeForce RTX 3090"),
+    ("3090*2", "NVIDIA GeForce RTX 3090"),
+    ("用3090跑的时候", "NVIDIA GeForce RTX 3090"),
+    ("2080的显卡", "NVIDIA GeForce RTX 2080"),
+    ("4090上跑不起来", "NVIDIA GeForce RTX 4090"),
+    ("3060 12G显存", "NVIDIA GeForce RTX 3060"),
+    ("The graphics card model is 3060.", "NVIDIA GeForce RTX 3060"),
+    ("1650SUPER", "NVIDIA GeForce GTX 1650 SUPER"),
+    ("Graphics Card: Nvidia Quadro P600", "Quadro P600"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name
@@ -206,6 +216,10 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "gfx1030 and gfx1100 are supported",                         # several targets name none
     "set p400 mode",                                             # a four-character Quadro number alone
     "listening on 3090",
+    "resolution 1920x1080 ok",                                  # a resolution, not a count and a card
+    "1080x1920 image",
+    "在2080 年",
+    "My M40 24g runs it, 4060ti 16g works fine",                # a list: the bare number beside it is no sighting
     "An Ampere (RTX 30xx) or newer GPU is required",             # a generation required, not the user's
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
@@ -239,6 +253,8 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("[INFO] CUDA[0]: 97.9 GB total, 95.1 GB free - Compute 12.1", "12.1"),   # mistral.rs doctor
     ("Found GPU(s) with compute capability: [3.7, 3.7]", "3.7"),
     ("MY GPU is GT 635M ,compute_capability =2.1", "2.1"),
+    ("gpu.go:140: INFO CUDA Compute Capability detected: 8.6", "8.6"),   # ollama, 2023-24
+    ("Please NOTE: device: 0, CUDA Capability: 75, Driver Version: 10.0, Runtime Version: 8.0", "7.5"),  # Paddle 1.x
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc

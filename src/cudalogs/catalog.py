@@ -36,18 +36,20 @@ def _norm(name: str) -> str:
 
 _CARD_WORD = r"(?:显卡|顯卡|卡|gpus?|graphics card|video card|card)"
 # Words after a bare number that make it a card: the card words, a laptop/mobile variant ("5080笔记本", "2080 max-q"),
-# its memory ("a 1060 6gb", "3060 12GB")
-_AFTER_NUMBER = rf"(?:{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|rtx|gtx|\d{{1,2}} ?gb?\b)"
+# its memory ("a 1060 6gb", "3060 12G显存"), a count after it ("3090*2", "3090x2"), "上" ("4090上跑": on the 4090)
+_AFTER_NUMBER = (rf"(?:的?{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|rtx|gtx|\d{{1,2}} ?gb?(?![a-z])|[x×*] ?\d{{1,2}}(?!\d)"
+                 r"|上)")
 # Words before it: the card words, optionally with "is" ("my GPU is 4090", "显卡是4090"), the vendor, "my"/"我的"
 # ("with my 3090", "mine is 3090", "我的1060"): a possessive before a GeForce model number is the user's card; or an
 # article or "using" ("got a 5090", "Running on a 3050", "using 3090", "single 4090"): these numbers are not
-# years a log would name, and a number that is a card's is followed by no unit (the lookahead below).
+# years a log would name, and a number that is a card's is followed by no unit (the lookahead below); a count
+# ("4x3090", "2*3090", "两张3090", "5块4090"), "use"/"switched to" in Chinese ("用3090跑", "换成5090"), "used", "model is".
 _BEFORE_NUMBER = (rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|\bmine is|我的"
-                  r"|\b(?:a|an|one|single|dual|using))")
+                  r"|\b(?:a|an|one|single|dual|using|used|model is)|(?<![\d.])\d{1,2} ?[x×*]|[张張块塊台用]|换成|換成)")
 BARE_MODEL = re.compile(
     rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?:(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
     rf"|(?P<s3>\ssuper)\b)"  # "a 4070 Super": the suffix alone says it is a card ("3090 Ti" is a catalog key)
-    rf"|(?<![A-Za-z]){_BEFORE_NUMBER}\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super|s))?(?![A-Za-z0-9_.+-])")
+    rf"|(?<![A-Za-z]){_BEFORE_NUMBER}\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super|s))?(?![A-Za-z0-9_+-]|\.\d)")
 # Data-centre names shorter than four characters, taken only as written in capitals ("on a T4", "8xA100" is
 # long enough anyway): in lowercase, "t4" or "l4" is too often something else. "A2", "P4" and "VII" stay out.
 _SHORT_NAMES = frozenset({"a10", "a16", "a30", "a40", "h20", "k80", "l20", "l4", "l40", "m40", "m60", "p40", "t4"})
@@ -68,8 +70,8 @@ def _squashed(key: str) -> list[str]:
            f"{series}-{number}{suffix}", f"{series}-{number} {suffix}".strip()]  # "RTX-5090D"
     if suffix in ("ti", "super"):
         out += [f"{series}{number}-{suffix}", f"{series} {number}-{suffix}"]  # "GTX750-ti", "RTX 3060-Ti"
-    if suffix in ("ti", "xt", "xtx", "d"):
-        out.append(f"{number}{suffix}")
+    if suffix in ("ti", "xt", "xtx", "d", "super"):
+        out.append(f"{number}{suffix}")  # "2080ti", "6700xt", "4090d", "1650super": the glued suffix says it is a card
     if suffix in ("ti", "xt", "xtx"):
         out.append(f"{number} {suffix}")  # "3090 Ti", "6700 XT": the suffix says it is a card
     if series in ("rtx", "gtx") and not number.endswith("m"):

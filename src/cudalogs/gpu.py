@@ -139,10 +139,14 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
             if gpu is not None:
                 by_line.setdefault(i, []).append(_Sighting(gpu, fact.strength, log.lines[i]))
     reported = {i for i, found in by_line.items() if any(s.strength > _WEAK for s in found)}
+    lists: set[int] = set()
     for i in log.lines_matching(catalog.mention_pattern()) - reported:
         mentioned = catalog.mentions(log.lines[i].text)
         models = [g for g, _s, _o in mentioned if g.segment != SERIES] or [g for g, _s, _o in mentioned]
-        if len({g.name for g in models}) != 1:  # a list of several models is not a sighting
+        names = {g.name for g in models}
+        if len(names) != 1:  # a list of several models is not a sighting
+            if names:
+                lists.add(i)
             continue
         if models[0].segment != SERIES:
             by_line.setdefault(i, []).append(_Sighting(models[0], _MENTION_STRENGTH, log.lines[i]))
@@ -153,7 +157,7 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
         for i, found in _wrapped_sightings(log, catalog, facts).items():
             by_line.setdefault(i, []).extend(found)
     if all(s.strength == _SERIES_STRENGTH for found in by_line.values() for s in found):
-        for i in sorted(log.lines_matching(BARE_MODEL)):
+        for i in sorted(log.lines_matching(BARE_MODEL) - lists):  # nor is a bare number beside such a list
             named = catalog.bare_models(log.lines[i].text)
             if len({g.name for g, _s, _o in named}) == 1:
                 by_line[i] = [_Sighting(named[0][0], _MENTION_STRENGTH, log.lines[i])]
