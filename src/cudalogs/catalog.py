@@ -118,6 +118,19 @@ def _trie_regex(words: set[str]) -> str:
     return pattern(trie)
 
 
+def _words(text: str) -> list[tuple[str, int, int]]:
+    """Each word of `text`, lowercased, with its span: without a sentence's full stop after it or Markdown emphasis
+    around it ("a GTX 1080.", "_NVIDIA GeForce RTX 4060_")."""
+    out = []
+    for m in _WORD.finditer(text):
+        raw = m.group(0)
+        word = raw.strip("_").rstrip(".")
+        if word:
+            start = m.start() + len(raw) - len(raw.lstrip("_"))
+            out.append((word.lower(), start, start + len(word)))
+    return out
+
+
 def _strip_prefixes(key: str) -> str:
     changed = True
     while changed:
@@ -208,9 +221,7 @@ class Catalog:
         """
         if not self.mention_pattern().search(text.lower()):  # most log lines name no GPU: skip tokenising them
             return []
-        # a word without a sentence's full stop or Markdown emphasis around it ("_NVIDIA GeForce RTX 4060_")
-        words = [(w.lower(), m.start() + lead, m.start() + lead + len(w)) for m in _WORD.finditer(text)
-                 if (w := m.group(0).strip("_").rstrip(".")) and (lead := len(m.group(0)) - len(m.group(0).lstrip("_"))) >= 0]
+        words = _words(text)
         out, i = [], 0
         while i < len(words):
             if words[i][0] in self._first_words or _stem(words[i][0]) in self._first_words:
