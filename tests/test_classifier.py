@@ -51,6 +51,15 @@ def test_classifier_text_keeps_relevant_lines_masked():
     assert classifier_text(lines) == "RuntimeError: CUDA error: out of memory at <hex>"
 
 
+def test_classifier_text_leaves_out_healthy_start_up_lines_that_read_like_faults():
+    tf_trt = ("W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic "
+              "library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: cannot open shared object file")
+    lines = [Line(1, tf_trt), Line(2, "TF-TRT Warning: Cannot dlopen some TensorRT libraries."),
+             Line(3, "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: not found")]
+    assert classifier_text(lines) == lines[2].text  # the CUDA runtime itself missing is evidence; TensorRT's is not
+    assert classifier_text(lines[:2]) == ""  # nothing left to read: the classifier sees an empty text
+
+
 def test_analyze_gives_words_and_bigrams():
     assert analyze("CUDA error: <num>") == ["cuda", "error", "<num>", "cuda error", "error <num>"]
 
