@@ -101,9 +101,10 @@ class Model:
     def from_dict(cls, data: dict[str, Any]) -> "Model":
         """From train.export()'s form (arrays as base64 text) or read()'s (arrays as `array`)."""
         vocab = data["vocab"]
-        idf, coef = as_array("f", data["idf"]), as_array("f", data["coef"])
+        code = dict(ARRAYS)  # each array's type code, by its place in the dict: one table for read, write and this
+        idf, coef = as_array(code[("idf",)], data["idf"]), as_array(code[("coef",)], data["coef"])
         packed = data.get("postings", {})
-        arrays = [as_array(code, packed.get(key, "")) for code, key in (("i", "offsets"), ("H", "entry"), ("f", "weight"))]
+        arrays = [as_array(code[("postings", key)], packed.get(key, "")) for key in ("offsets", "entry", "weight")]
         return cls(tuple(data["classes"]), {t: i for i, t in enumerate(vocab)}, idf, coef,
                    tuple(data["intercept"]), float(data["threshold"]), bool(data.get("sublinear_tf", True)),
                    tuple(packed.get("entries", ())), *arrays,
