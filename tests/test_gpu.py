@@ -255,6 +255,18 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("MY GPU is GT 635M ,compute_capability =2.1", "2.1"),
     ("gpu.go:140: INFO CUDA Compute Capability detected: 8.6", "8.6"),   # ollama, 2023-24
     ("Please NOTE: device: 0, CUDA Capability: 75, Driver Version: 10.0, Runtime Version: 8.0", "7.5"),  # Paddle 1.x
+    # TensorFlow 0.x wrote "Ignoring gpu device" (later "Ignoring visible gpu device"); the name is the driver's
+    ("Ignoring gpu device (device: 0, name: Tesla K10.G2.8GB, pci bus id: 0000:45:00.0) with Cuda compute capability "
+     "3.0. The minimum required Cuda capability is 3.5.", "3.0"),
+    ("GPU         : NVIDIA RTX PRO 5000 Blackwell  (compute capability 12.0 / sm_120)", "12.0"),
+    ("XlaRuntimeError: FAILED_PRECONDITION: Triton support is only enabled for Ampere GPUs (compute capability 8.0) "
+     "and up, but got compute capability 7.5.", "7.5"),
+    ("BackendSupportedError: mm_fp4 does not support backend 'trtllm' with capability 120", "12.0"),
+    ("No compiled cutlass_scaled_mm kernel for CUDA device capability: 90. Required capability: 90 or 100", "9.0"),
+    ("I have a GPU with a compute capability 5.0. I installed cuML with pip", "5.0"),
+    ("机器是新架构显卡（Compute Capability 12.0），而你当前环境里的 Paddle 2.5.1 不支持", "12.0"),
+    ("- GPU model and memory: Nvidia GeForce 940 MX. Compute Capability 5.0", "5.0"),
+    ("won't work win 11 , RTX-5060ti-16GB", "12.0"),                   # a name glued to its memory
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc
@@ -263,6 +275,13 @@ def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
 @pytest.mark.parametrize("log", [
     "|   0  NVIDIA GeForce ...  Off  | 00000000:03:00.0  On |                  N/A |",  # too short to say which
     "ValueError: TRTLLM MHA backend is only supported on Blackwell GPUs (SM100).",      # the GPU required
+    # a capability written alone on a line that states a requirement, a class of cards or a list is no device's
+    "Make sure you GPUs with compute capability 8.9.",
+    "AWQ requires compute capability 7.5",
+    "GPUs below compute capability 7.0 are not supported",
+    "FP8 is only available with compute capability 8.9 and 9.0.",
+    "these quantization methods supported for compute capability 7.0, 8.0 respectively",
+    "CUDA capability 5.2 or higher is required",
 ])
 def test_no_capability_from_a_name_cut_too_short_or_a_requirement(kb, log):
     assert detect(log, kb).gpu is None

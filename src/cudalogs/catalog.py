@@ -86,12 +86,12 @@ def _squashed(key: str) -> list[str]:
 
 
 _PLURAL_OR_VGPU_SUFFIX = r"(?:s|-\d{1,3}[abcq]|-\d{1,3}gb?)"  # "h100s", "a16-8q", "a30-24g": also in the prefilter
-_PLURAL_OR_VGPU = re.compile(rf"^(.*\d){_PLURAL_OR_VGPU_SUFFIX}$")
+_PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?){_PLURAL_OR_VGPU_SUFFIX}$")  # "rtx-5060ti-16gb" too
 
 
 def _stem(word: str) -> str:
-    """A model word without a plural "s" or a vGPU profile ("h100s" -> "h100", "a16-8q" -> "a16",
-    "rtx6000-24q" -> "rtx6000"): tried only when the word as written names nothing, so "2070s" stays a SUPER."""
+    """A model word without a plural "s", a vGPU profile or its memory ("h100s" -> "h100", "a16-8q" -> "a16",
+    "rtx6000-24q" -> "rtx6000", "RTX-5060ti-16GB" -> "rtx-5060ti"): tried only when the word as written names nothing, so "2070s" stays a SUPER."""
     m = _PLURAL_OR_VGPU.match(word)
     return m.group(1) if m else word
 

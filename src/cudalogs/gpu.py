@@ -28,6 +28,12 @@ _MENTION_STRENGTH = 1
 SERIES = "series"
 _SERIES_STRENGTH = 0
 _REQUIREMENT = re.compile(r"(?i)\b(?:or|and) (?:newer|later|above|higher|up)\b|\brequired?\b|\bat least\b|\bminimum\b")
+# A line that states what is needed rather than what the device is: a capability written alone on it is a threshold
+# ("requires compute capability 7.0", "GPUs below compute capability 7.5 are not supported", ">= 8.0").
+_STATED_REQUIREMENT = re.compile(
+    r"(?i)\b(?:or|and) (?:newer|later|above|higher|up)\b|\brequire[sd]?\b|\bneeds?\b|\bat least\b|\bminimum\b|"
+    r"\b(?:below|under|less than|lower than|greater than|higher than|above)\b|>=|≥|\bsupports? only\b|\bonly supports?\b|"
+    r"\bsupported for\b|\bmake sure\b|\bgpus\b")  # "GPUs with compute capability 8.9": a class of cards, not the user's
 _WEAK = 2  # at most this strong: a name or capability in a user's own words, not a device's report
 
 
@@ -38,6 +44,7 @@ class _LazyPattern:
     source: str
     strength: int
     literal: str
+    not_in_requirement: bool = False  # a bare capability: skipped on a line that states a requirement
     _compiled: "re.Pattern[str] | None" = None
 
     @property
@@ -67,7 +74,8 @@ class LogFacts:
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
         return cls(
             gpu=tuple(_LazyPattern(g["pattern"], int(g.get("strength", 3)),
-                                   g["literal"] if "literal" in g else required_literal(g["pattern"]))
+                                   g["literal"] if "literal" in g else required_literal(g["pattern"]),
+                                   bool(g.get("not_in_requirement", False)))
                       for g in raw.get("gpu", [])),
             versions=tuple((v["name"], re.compile(v["pattern"])) for v in raw.get("version", [])),
             os=tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw.get("os", [])),
@@ -134,6 +142,8 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
     by_line: dict[int, list[_Sighting]] = {}
     for fact in facts.gpu:
         for i in log.lines_with(fact.literal) if fact.literal else range(len(log)):
+            if fact.not_in_requirement and _STATED_REQUIREMENT.search(log.lines[i].text):
+                continue
             m = fact.for_log(log).search(log.lines[i].text)
             gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
             if gpu is not None:
@@ -203,6 +213,8 @@ def _wrapped_sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> dict[
         pattern = fact.for_log(log)
         for i, text in enumerate(pairs):
             if fact.literal and fact.literal not in text.lower():
+                continue
+            if fact.not_in_requirement and _STATED_REQUIREMENT.search(text):
                 continue
             m = pattern.search(text)
             gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
