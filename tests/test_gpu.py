@@ -267,6 +267,8 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("机器是新架构显卡（Compute Capability 12.0），而你当前环境里的 Paddle 2.5.1 不支持", "12.0"),
     ("- GPU model and memory: Nvidia GeForce 940 MX. Compute Capability 5.0", "5.0"),
     ("won't work win 11 , RTX-5060ti-16GB", "12.0"),                   # a name glued to its memory
+    ("                      Name: 'GeForce GTX 550 Ti'\n         ComputeCapability: '2.1'", "2.1"),  # MATLAB gpuDevice
+    ("1 device:\n  0: GeForce GT 730 (sm_35, 1.622 GiB / 1.952 GiB available)", "3.5"),  # CUDA.jl; the GT 730 is 2.1 or 3.5
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc
@@ -282,6 +284,7 @@ def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     "FP8 is only available with compute capability 8.9 and 9.0.",
     "these quantization methods supported for compute capability 7.0, 8.0 respectively",
     "CUDA capability 5.2 or higher is required",
+    "rocBLAS error: Cannot read TensileLibrary: Unable to load file: gfx908_metadata.tn.model",  # a file, not the card
 ])
 def test_no_capability_from_a_name_cut_too_short_or_a_requirement(kb, log):
     assert detect(log, kb).gpu is None
