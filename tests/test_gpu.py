@@ -194,6 +194,9 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("The graphics card model is 3060.", "NVIDIA GeForce RTX 3060"),
     ("1650SUPER", "NVIDIA GeForce GTX 1650 SUPER"),
     ("Graphics Card: Nvidia Quadro P600", "Quadro P600"),
+    ("My PC is RTX2060.I appreciate it greatly", "NVIDIA GeForce RTX 2060"),  # the next sentence glued to the name
+    ("on a B200GPU the kernel fails", "NVIDIA B200"),
+    ("won't work win 11 , RTX-5060ti-16GB", "NVIDIA GeForce RTX 5060 Ti"),
 ])
 def test_a_gpu_named_as_people_type_it(kb, typed, name):
     assert detect(typed, kb).gpu.name == name
@@ -221,6 +224,7 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "在2080 年",
     "My M40 24g runs it, 4060ti 16g works fine",                # a list: the bare number beside it is no sighting
     "An Ampere (RTX 30xx) or newer GPU is required",             # a generation required, not the user's
+    "loading configs/h100.yaml and a100.json",                   # file names, not cards
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
     assert detect(text, kb).gpu is None

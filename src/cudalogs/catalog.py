@@ -19,7 +19,10 @@ _PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ", "instinct ")  #
 # "8xA100": a count, then the name. A "+" separates words: issue templates list the setup as
 # "CentOS6.3+P40+CUDA9.0" or "cuda10.1+rtx2080".
 _WORD = re.compile(r"\d{1,3}[x×*](?=[A-WYZa-wyz])|[A-Za-z0-9_.-]+")  # "8xA100" is 8 x A100; "RTX 30xx" a series
-_WORD_END = r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9_])"  # a sentence's full stop may follow a name: "a GTX 1080."
+# A sentence's full stop may follow a name: "a GTX 1080.", even unspaced before the next sentence's first word when
+# that is one letter ("My PC is RTX2060.I appreciate", "gtx 1070.i changed"); a file name ("h100.yaml") is no name.
+_WORD_END = r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9_](?![\s,;:!?)]|$))"
+_SENTENCE_GLUED = re.compile(r"(?<=\d)\.[A-Za-z]$")
 _MAX_WORDS = 7
 _FAMILY_BY_MAJOR = {3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
 
@@ -85,7 +88,7 @@ def _squashed(key: str) -> list[str]:
     return [short for short in dict.fromkeys(out) if short != key]
 
 
-_PLURAL_OR_VGPU_SUFFIX = r"(?:s|-\d{1,3}[abcq]|-\d{1,3}gb?)"  # "h100s", "a16-8q", "a30-24g": also in the prefilter
+_PLURAL_OR_VGPU_SUFFIX = r"(?:s|gpus?|-\d{1,3}[abcq]|-\d{1,3}gb?)"  # "h100s", "b200gpu", "a16-8q", "a30-24g": also in the prefilter
 _PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?){_PLURAL_OR_VGPU_SUFFIX}$")  # "rtx-5060ti-16gb" too
 
 
@@ -124,7 +127,7 @@ def _words(text: str) -> list[tuple[str, int, int]]:
     out = []
     for m in _WORD.finditer(text):
         raw = m.group(0)
-        word = raw.strip("_").rstrip(".")
+        word = _SENTENCE_GLUED.sub("", raw.strip("_")).rstrip(".")
         if word:
             start = m.start() + len(raw) - len(raw.lstrip("_"))
             out.append((word.lower(), start, start + len(word)))
