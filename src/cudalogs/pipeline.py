@@ -38,11 +38,7 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     kept = list(_lines_that_matter(normalize.lines(log, limits, stats), kb, blank))
     text = LogText(kept)
     timeouts: list[str] = []
-    hits = signatures.scan(text, kb.compiled, timeouts) if mode != "classifier" else []
-    if mode != "classifier" and _only_generic(hits, kb):
-        # nothing matched, or only generic messages: a specific one may have been broken by a wrapped paste
-        seen = {h.entry_id for h in hits}
-        hits = hits + [h for h in signatures.scan_joined(text, kb.compiled, timeouts) if h.entry_id not in seen]
+    hits = _signature_hits(text, kb, timeouts) if mode != "classifier" else []
     ctx = gpu_context.context(text, kb.catalog, kb.facts, override)
     diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text, text.case_folded))
     quieted = bool(hits) and not diagnoses  # every hit was a known-harmless case (an entry's quiet_when)
@@ -51,6 +47,23 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
                            tuple(stats.notes + timeouts))
     message = "" if diagnoses else (EMPTY_INPUT if not any(line.text.strip() for line in kept) else NO_DIAGNOSIS)
     return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message, related=related)
+
+
+def signatures_match(log: str, kb: KnowledgeBase | None = None) -> bool:
+    """Whether any signature matches the log. Then the classifier never answers alone: the hit is diagnosed, or its
+    entry declared the case harmless (quiet_when, or a condition on the GPU that does not hold) and explain() stays
+    silent. Training calibrates the classifier's threshold only on negatives where this is False."""
+    kb = kb or load_kb()
+    return bool(_signature_hits(LogText(list(_lines_that_matter(normalize.lines(log), kb))), kb, []))
+
+
+def _signature_hits(text: LogText, kb: KnowledgeBase, timeouts: list[str]) -> list:  # type: ignore[type-arg]
+    hits = signatures.scan(text, kb.compiled, timeouts)
+    if _only_generic(hits, kb):
+        # nothing matched, or only generic messages: a specific one may have been broken by a wrapped paste
+        seen = {h.entry_id for h in hits}
+        hits = hits + [h for h in signatures.scan_joined(text, kb.compiled, timeouts) if h.entry_id not in seen]
+    return hits
 
 
 def explain_issue(body: str, gpu: str | Gpu | None = None, cc: str | None = None, *,

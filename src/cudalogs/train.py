@@ -145,23 +145,16 @@ def train(bundle: dict[str, Any], data_dir: Path) -> dict[str, Any]:
     cases = kb_cases(bundle) + [k for k in corpus_cases(data_dir) if split_of(k.source) == "train"]
     vectorizer, model = fit(cases)
     from cudalogs.knowledge import KnowledgeBase
+    from cudalogs.pipeline import signatures_match
 
     kb = KnowledgeBase.from_bundle(bundle)
     held_out_none = [k for k in corpus_cases(data_dir) if k.cls == NONE_CLASS and split_of(k.source) == "test"
-                     and not _signature_answers(k.text, kb)]  # the classifier never answers alone on those
+                     and not signatures_match(k.text, kb)]  # the classifier never answers alone on those
     reporting = [k for k in held_out_none if reports_failure(k.text)]
     exported = export(vectorizer, model, abstention_threshold(vectorizer, model, reporting))
     exported["threshold_no_failure"] = abstention_threshold(vectorizer, model, held_out_none)
     exported["postings"] = postings(centroids(vectorizer, bundle), len(exported["vocab"]))
     return exported
-
-
-def _signature_answers(text: str, kb: Any) -> bool:
-    """Whether a signature diagnoses this text (an allow-listed known false positive): the classifier-only path,
-    which the thresholds guard, is never taken there."""
-    from cudalogs.pipeline import explain
-
-    return bool(explain(text, kb=kb, mode="regex").diagnoses)
 
 
 def abstention_threshold(vectorizer: Any, model: Any, negatives: list[Case]) -> float:
