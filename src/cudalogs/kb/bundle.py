@@ -37,7 +37,10 @@ def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
     archs = read_toml(data_dir / "archs.toml") if (data_dir / "archs.toml").exists() else {}
     log_facts = read_toml(data_dir / "log_facts.toml")
     for pattern in log_facts.get("gpu", []):
-        pattern["literal"] = required_literal(pattern["pattern"])
+        # what every match contains (lowercase): only lines holding it are tried; an author's own `literal` wins where
+        # the pattern's alternations hide it from required_literal
+        given = pattern.get("literal")
+        pattern["literal"] = given.lower() if isinstance(given, str) else required_literal(pattern["pattern"])
     return {
         "format": BUNDLE_FORMAT,
         "taxonomy": read_taxonomy(kb_dir),
