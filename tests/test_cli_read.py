@@ -10,7 +10,7 @@ def test_kb_show_text_and_json(runner):
     assert result.exit_code == 0
     assert result.stdout.startswith("ggml-no-device-code  [arch-not-compiled, test, ggml]\n")
     doc = json.loads(runner.invoke(app, ["kb", "show", "ggml-no-device-code", "--format", "json"]).stdout)
-    assert doc["variants"][1]["class"] == "kernel-variant-missing"
+    assert "kernel-variant-missing" in [variant["class"] for variant in doc["variants"]]  # the V100 MMQ bug
 
 
 def test_kb_show_unknown_id_suggests(runner):
@@ -23,7 +23,8 @@ def test_kb_list_by_class(runner):
     result = runner.invoke(app, ["kb", "list", "--class", "rocm-gfx-unsupported"])
     assert result.exit_code == 0
     ids = [line.split()[0] for line in result.stdout.splitlines()]
-    assert "hip-no-binary-for-gpu" in ids and "no-kernel-image" not in ids
+    assert "hip-no-binary-for-gpu" in ids and "device-side-assert" not in ids
+    assert "no-kernel-image" in ids  # listed through its variant: a "HIP error: no kernel image" is an AMD target
 
 
 def test_kb_list_unknown_class(runner):
