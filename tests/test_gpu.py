@@ -274,6 +274,7 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("                      Name: 'GeForce GTX 550 Ti'\n         ComputeCapability: '2.1'", "2.1"),  # MATLAB gpuDevice
     ("1 device:\n  0: GeForce GT 730 (sm_35, 1.622 GiB / 1.952 GiB available)", "3.5"),  # CUDA.jl; the GT 730 is 2.1 or 3.5
     ("Device Used:  NVIDIA GeForce GT 730\nCapability:  (3, 5)", "3.5"),  # a user's print of get_device_capability()
+    ("GPU is GF108 [GeForce GT 730]", "2.1"),                          # lspci names the chip: the Fermi GT 730
     ("Kokkos::Cuda::initialize WARNING: running kernels compiled for compute capability 0.0 on device with compute "
      "capability 3.5 , this will likely reduce potential performance.", "3.5"),  # the build's capability comes first
 ])
