@@ -129,3 +129,12 @@ def test_an_empty_line_between_every_line_changes_nothing(tiny_kb):
     assert report.diagnoses[0].cls == "kernel-variant-missing"
     assert report.diagnoses[0].evidence[0].line_no == 3  # numbered as the user pasted it
     assert not report.input.truncated
+
+
+def test_a_name_the_console_wrapped_mid_word_is_still_read_and_titled_on_one_line(kb):
+    log = ("UserWarning: Found GPU0 NVIDIA GeFor\nce GTX 1060 which is of compute capability (CC) 6.1.\n"
+           "The following list shows the CCs this version of PyTorch was built for and the hardware CCs it supports\n"
+           ":\n- 7.5 which supports hardware CC >=7.5,<8.0\n- 8.0 which supports hardware CC >=8.0,<9.0\n")
+    top = explain(log, kb=kb).diagnoses[0]
+    assert top.cls == "arch-dropped"  # a Pascal card below the oldest CC in the build (InvokeAI#9532's shape)
+    assert "\n" not in top.title

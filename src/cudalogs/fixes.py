@@ -79,8 +79,9 @@ _CLAUSE_WITH_UNKNOWN = re.compile(r";[^;\x00]*\x00.*$")
 def render_title(template: str, env: Mapping[str, Any]) -> str:
     """A title reads as a headline: an aside that would only say "<requested>" is left out ("CUDA out of memory
     (tried to allocate <requested>)" -> "CUDA out of memory"), and so is a trailing "; ..." clause about an unknown
-    value; an unknown value elsewhere keeps its readable hint, as in render()."""
-    marked = render(template, env, marker=_MARK)
+    value; an unknown value elsewhere keeps its readable hint, as in render(). A value captured across a wrapped
+    line ("NVIDIA GeFor" / "ce GTX 1060") is kept on one line: a headline has none."""
+    marked = " ".join(render(template, env, marker=_MARK).split())
     tidy = _CLAUSE_WITH_UNKNOWN.sub("", _PAREN_WITH_UNKNOWN.sub("", marked)).strip()
     return re.sub(f"{_MARK}(\\w+){_MARK}", lambda m: UNKNOWN_TEXT.get(m.group(1), f"<{m.group(1)}>"), tidy)
 
