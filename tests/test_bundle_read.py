@@ -17,3 +17,11 @@ def test_a_broken_bundle_is_a_clear_error(tmp_path, content):
 def test_a_missing_bundle_says_how_to_build_it(tmp_path):
     with pytest.raises(KBError, match="kb build"):
         bundle.read(tmp_path / "absent.json")
+
+
+def test_a_bundle_without_its_example_file_says_how_to_build_it(tmp_path):
+    path = tmp_path / "kb.json"
+    path.write_text('{"format": %d, "entries": []}' % bundle.BUNDLE_FORMAT)
+    assert bundle.read(path, examples=False)["entries"] == []  # explain does not need them
+    with pytest.raises(KBError, match="kb build"):
+        bundle.read(path)

@@ -13,7 +13,7 @@ P104_LINE = ("vec_dot_q8_0_q8_1_impl has no device code compatible with CUDA arc
 
 @pytest.fixture(autouse=True)
 def _use_tiny_kb(monkeypatch, tiny_kb):
-    monkeypatch.setattr(pipeline, "load_kb", lambda: tiny_kb)
+    monkeypatch.setattr(pipeline, "load_kb", lambda **_: tiny_kb)
 
 
 def test_explain_stdin_text(runner):

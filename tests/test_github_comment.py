@@ -10,7 +10,7 @@ P104 = ("vec_dot_q8_0_q8_1_impl has no device code compatible with CUDA arch 610
 
 @pytest.fixture(autouse=True)
 def _tiny(monkeypatch, tiny_kb):
-    monkeypatch.setattr(pipeline, "load_kb", lambda: tiny_kb)
+    monkeypatch.setattr(pipeline, "load_kb", lambda **_: tiny_kb)
 
 
 def event(body):

@@ -19,7 +19,15 @@ def test_kb_validates():
 
 
 def test_shipped_bundle_is_fresh(source_bundle):
-    assert bundle.BUNDLE_PATH.read_text(encoding="utf-8") == bundle.dumps(source_bundle), "run `cudalogs kb build`"
+    runtime, examples = bundle.split(source_bundle)
+    assert bundle.BUNDLE_PATH.read_text(encoding="utf-8") == bundle.dumps(runtime), "run `cudalogs kb build`"
+    shipped_examples = bundle.examples_path(bundle.BUNDLE_PATH).read_text(encoding="utf-8")
+    assert shipped_examples == bundle.dumps(examples), "run `cudalogs kb build`"
+
+
+def test_explain_reads_the_bundle_without_its_example_logs_and_kb_show_with_them():
+    assert all("examples" not in raw for raw in bundle.read(examples=False)["entries"])
+    assert sum(len(raw.get("examples", [])) for raw in bundle.read()["entries"]) >= 2 * len(ENTRY_FILES)
 
 
 def test_every_taxonomy_class_has_an_entry(kb):

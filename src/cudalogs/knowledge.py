@@ -79,7 +79,22 @@ class KnowledgeBase:
         return self._prefilter_words
 
 
+def load_kb(path: Path | None = None, *, examples: bool = True) -> KnowledgeBase:
+    """The shipped knowledge base (or another bundle file), loaded once per process.
+
+    `examples=False` leaves the entries' example logs unread: what `explain` loads (it never shows them). Once the
+    whole KB is loaded, it serves both.
+    """
+    path = path or kb_bundle.BUNDLE_PATH
+    if not examples and (path, True) in _loaded:
+        return _load(path, True)
+    _loaded.add((path, examples))
+    return _load(path, examples)
+
+
+_loaded: set[tuple[Path, bool]] = set()
+
+
 @functools.lru_cache(maxsize=4)
-def load_kb(path: Path | None = None) -> KnowledgeBase:
-    """The shipped knowledge base (or another bundle file), loaded once per process."""
-    return KnowledgeBase.from_bundle(kb_bundle.read(path or kb_bundle.BUNDLE_PATH))
+def _load(path: Path, examples: bool) -> KnowledgeBase:
+    return KnowledgeBase.from_bundle(kb_bundle.read(path, examples=examples))

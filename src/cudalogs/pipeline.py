@@ -31,7 +31,7 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
 
     `mode` is for ablation: "combined" (default), "regex" (signatures only), "classifier" (no signatures).
     """
-    kb = kb or load_kb()
+    kb = kb or load_kb(examples=False)  # example logs are never shown here: ~20 ms of start-up not spent
     override = gpu if isinstance(gpu, Gpu) else gpu_context.resolve(gpu, cc, kb.catalog)
     stats = normalize.Stats()
     blank = [0]  # how many blank lines were left out (a count: a huge log may have millions)
@@ -53,7 +53,7 @@ def signatures_match(log: str, kb: KnowledgeBase | None = None) -> bool:
     """Whether any signature matches the log. Then the classifier never answers alone: the hit is diagnosed, or its
     entry declared the case harmless (quiet_when, or a condition on the GPU that does not hold) and explain() stays
     silent. Training calibrates the classifier's threshold only on negatives where this is False."""
-    kb = kb or load_kb()
+    kb = kb or load_kb(examples=False)
     return bool(_signature_hits(LogText(list(_lines_that_matter(normalize.lines(log), kb))), kb, []))
 
 

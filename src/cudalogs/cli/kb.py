@@ -57,7 +57,7 @@ def build(kb: KbDirOpt = None, data: DataDirOpt = None,
             typer.echo(str(problem), err=True)
         raise fail("the knowledge base has problems; nothing was written", "fix them, then run `cudalogs kb build` again")
     path = kb_bundle.write(result.bundle, output or kb_bundle.BUNDLE_PATH)
-    typer.echo(f"wrote {path} ({result.entries} entries)")
+    typer.echo(f"wrote {path} ({result.entries} entries) and {kb_bundle.examples_path(path).name} ({result.examples} example logs)")
     if db is not None:
         from cudalogs.kb import index
         from cudalogs.knowledge import KnowledgeBase
