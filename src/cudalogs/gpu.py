@@ -27,13 +27,15 @@ _MENTION_STRENGTH = 1
 # or capability the log names, which may be the user's card inside that generation, or below the one required.
 SERIES = "series"
 _SERIES_STRENGTH = 0
-_REQUIREMENT = re.compile(r"(?i)\b(?:or|and) (?:newer|later|above|higher|up)\b|\brequired?\b|\bat least\b|\bminimum\b")
+_REQUIREMENT_WORDS = r"\b(?:or|and) (?:newer|later|above|higher|up)\b|\brequired?\b|\bat least\b|\bminimum\b"
+_REQUIREMENT = re.compile("(?i)" + _REQUIREMENT_WORDS)
 # A line that states what is needed rather than what the device is: a capability written alone on it is a threshold
-# ("requires compute capability 7.0", "GPUs below compute capability 7.5 are not supported", ">= 8.0").
+# ("requires compute capability 7.0", "GPUs below compute capability 7.5 are not supported", ">= 8.0"). Wider than
+# _REQUIREMENT, which guards a generation's name ("RTX 50 series GPUs" is the user's generation there).
 _STATED_REQUIREMENT = re.compile(
-    r"(?i)\b(?:or|and) (?:newer|later|above|higher|up)\b|\brequire[sd]?\b|\bneeds?\b|\bat least\b|\bminimum\b|"
-    r"\b(?:below|under|less than|lower than|greater than|higher than|above)\b|>=|≥|\bsupports? only\b|\bonly supports?\b|"
-    r"\bsupported for\b|\bmake sure\b|\bgpus\b")  # "GPUs with compute capability 8.9": a class of cards, not the user's
+    "(?i)" + _REQUIREMENT_WORDS + r"|\brequires\b|\bneeds?\b|\b(?:below|under|less than|lower than|greater than|higher than|above)\b"
+    r"|>=|≥|\bsupports? only\b|\bonly supports?\b|\bsupported for\b|\bmake sure\b"
+    r"|\bgpus\b")  # "GPUs with compute capability 8.9": a class of cards, not the user's
 _WEAK = 2  # at most this strong: a name or capability in a user's own words, not a device's report
 
 

@@ -6,7 +6,6 @@ build their own from a source tree with `KnowledgeBase.from_bundle(bundle.build(
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,15 +85,10 @@ def load_kb(path: Path | None = None, *, examples: bool = True) -> KnowledgeBase
     whole KB is loaded, it serves both.
     """
     path = path or kb_bundle.BUNDLE_PATH
-    if not examples and (path, True) in _loaded:
-        return _load(path, True)
-    _loaded.add((path, examples))
-    return _load(path, examples)
+    kb = _loaded.get((path, True)) or _loaded.get((path, examples))
+    if kb is None:
+        kb = _loaded[(path, examples)] = KnowledgeBase.from_bundle(kb_bundle.read(path, examples=examples))
+    return kb
 
 
-_loaded: set[tuple[Path, bool]] = set()
-
-
-@functools.lru_cache(maxsize=4)
-def _load(path: Path, examples: bool) -> KnowledgeBase:
-    return KnowledgeBase.from_bundle(kb_bundle.read(path, examples=examples))
+_loaded: dict[tuple[Path, bool], KnowledgeBase] = {}  # (bundle path, with examples) -> the knowledge base
