@@ -88,13 +88,15 @@ def _squashed(key: str) -> list[str]:
     return [short for short in dict.fromkeys(out) if short != key]
 
 
-_PLURAL_OR_VGPU_SUFFIX = r"(?:s|gpus?|-\d{1,3}[abcq]|-\d{1,3}gb?)"  # "h100s", "b200gpu", "a16-8q", "a30-24g": also in the prefilter
-_PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?){_PLURAL_OR_VGPU_SUFFIX}$")  # "rtx-5060ti-16gb" too
+# "h100s", "b200gpu", "a16-8q", "a30-24g", "rtx-5060ti-16gb": also allowed by the mention prefilter
+_PLURAL_OR_VGPU_SUFFIX = r"(?:s|gpus?|-\d{1,3}[abcq]|-\d{1,3}gb?)"
+_PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?){_PLURAL_OR_VGPU_SUFFIX}$")
 
 
 def _stem(word: str) -> str:
     """A model word without a plural "s", a vGPU profile or its memory ("h100s" -> "h100", "a16-8q" -> "a16",
-    "rtx6000-24q" -> "rtx6000", "RTX-5060ti-16GB" -> "rtx-5060ti"): tried only when the word as written names nothing, so "2070s" stays a SUPER."""
+    "rtx6000-24q" -> "rtx6000", "RTX-5060ti-16GB" -> "rtx-5060ti"): tried only when the word as written names
+    nothing, so "2070s" stays a SUPER."""
     m = _PLURAL_OR_VGPU.match(word)
     return m.group(1) if m else word
 

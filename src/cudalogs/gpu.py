@@ -49,6 +49,10 @@ class _LazyPattern:
     not_in_requirement: bool = False  # a bare capability: skipped on a line that states a requirement
     _compiled: "re.Pattern[str] | None" = None
 
+    def reads(self, text: str) -> bool:
+        """Whether this pattern may be tried on `text` (a bare capability is not read on a requirement's line)."""
+        return not (self.not_in_requirement and _STATED_REQUIREMENT.search(text))
+
     @property
     def pattern(self) -> "re.Pattern[str]":
         if self._compiled is None:
@@ -75,13 +79,20 @@ class LogFacts:
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
         return cls(
-            gpu=tuple(_LazyPattern(g["pattern"], int(g.get("strength", 3)),
-                                   g["literal"] if "literal" in g else required_literal(g["pattern"]),
+            gpu=tuple(_LazyPattern(g["pattern"], int(g.get("strength", 3)), fact_literal(g),
                                    bool(g.get("not_in_requirement", False)))
                       for g in raw.get("gpu", [])),
             versions=tuple((v["name"], re.compile(v["pattern"])) for v in raw.get("version", [])),
             os=tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw.get("os", [])),
         )
+
+
+def fact_literal(raw: dict[str, Any]) -> str:
+    """What every match of a [[gpu]] log-fact pattern contains, lowercase: only lines holding it are tried. The
+    author's own `literal` wins where the pattern's alternations hide it from required_literal (the bundle stores
+    this, so start-up parses no pattern)."""
+    given = raw.get("literal")
+    return given.lower() if isinstance(given, str) else required_literal(raw["pattern"])
 
 
 @dataclass(frozen=True)
@@ -144,7 +155,7 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
     by_line: dict[int, list[_Sighting]] = {}
     for fact in facts.gpu:
         for i in log.lines_with(fact.literal) if fact.literal else range(len(log)):
-            if fact.not_in_requirement and _STATED_REQUIREMENT.search(log.lines[i].text):
+            if not fact.reads(log.lines[i].text):
                 continue
             m = fact.for_log(log).search(log.lines[i].text)
             gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
@@ -216,7 +227,7 @@ def _wrapped_sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> dict[
         for i, text in enumerate(pairs):
             if fact.literal and fact.literal not in text.lower():
                 continue
-            if fact.not_in_requirement and _STATED_REQUIREMENT.search(text):
+            if not fact.reads(text):
                 continue
             m = pattern.search(text)
             gpu = _gpu_from_match(m.groupdict(), catalog) if m else None

@@ -25,7 +25,8 @@ BUNDLE_FORMAT = 1
 
 def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
     """Read every source file into one plain document (validation is `schema.validate_tree`)."""
-    from cudalogs.signatures import prefilter_literals, required_literal
+    from cudalogs.gpu import fact_literal
+    from cudalogs.signatures import prefilter_literals
 
     entries = []
     for path in entry_files(kb_dir):
@@ -41,10 +42,7 @@ def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
     archs = read_toml(data_dir / "archs.toml") if (data_dir / "archs.toml").exists() else {}
     log_facts = read_toml(data_dir / "log_facts.toml")
     for pattern in log_facts.get("gpu", []):
-        # what every match contains (lowercase): only lines holding it are tried; an author's own `literal` wins where
-        # the pattern's alternations hide it from required_literal
-        given = pattern.get("literal")
-        pattern["literal"] = given.lower() if isinstance(given, str) else required_literal(pattern["pattern"])
+        pattern["literal"] = fact_literal(pattern)
     return {
         "format": BUNDLE_FORMAT,
         "taxonomy": read_taxonomy(kb_dir),
