@@ -277,6 +277,19 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("GPU is GF108 [GeForce GT 730]", "2.1"),                          # lspci names the chip: the Fermi GT 730
     ("Kokkos::Cuda::initialize WARNING: running kernels compiled for compute capability 0.0 on device with compute "
      "capability 3.5 , this will likely reduce potential performance.", "3.5"),  # the build's capability comes first
+    ("API Usage Error (Target GPU SM 61 is not supported by this TensorRT release.)", "6.1"),
+    ("Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 75 80 86 89 ,but your current "
+     "GPU is 120 Solution: Install the correct wheel package", "12.0"),
+    ("RuntimeError: cuFFT doesn't support signals of half type with compute capability less than SM_53, but the device "
+     "containing input half tensor only has SM_52", "5.2"),
+    ("Rebuild this file with -gpu=cc89 to use NVIDIA Tesla GPU 0", "8.9"),   # NVHPC OpenACC
+    ("GPU compute capability 7.5 is below the minimum required 8.0; falling back to CPU.", "7.5"),
+    ("NotImplementedError: No compiled get_cutlass_moe_mm_data: no cutlass_scaled_mm kernel for CUDA device "
+     "capability: 120. Required capability: 90 or 100", "12.0"),
+    # Triton runs ptxas for the device it compiles for; LLVM names it when it is too new for the bundled toolchain
+    ("Repro command: C:\\CUDA\\v12.6\\bin\\ptxas.exe -lineinfo -v --gpu-name=sm_75 C:\\tmp\\x.ptx", "7.5"),
+    ("ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'", "12.1"),
+    ("'sm_120' is not a recognized processor for this target (ignoring processor)", "12.0"),
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc
@@ -293,6 +306,7 @@ def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     "these quantization methods supported for compute capability 7.0, 8.0 respectively",
     "CUDA capability 5.2 or higher is required",
     "rocBLAS error: Cannot read TensileLibrary: Unable to load file: gfx908_metadata.tn.model",  # a file, not the card
+    "RuntimeError: minimum compute capability 8.0 is below what this kernel needs",
 ])
 def test_no_capability_from_a_name_cut_too_short_or_a_requirement(kb, log):
     assert detect(log, kb).gpu is None
@@ -310,3 +324,19 @@ def test_the_mention_prefilter_finds_exactly_the_catalog_words(kb):
     pattern = kb.catalog.mention_pattern()
     text = "tesla v100-sxm2-32gb, rtx 3090, rtx3090ti, a100s, gtx1080 and teslax rtx30900"  # not: teslax, rtx30900
     assert [m.group(0) for m in pattern.finditer(text)] == ["tesla", "v100-sxm2-32gb", "rtx", "3090", "rtx3090ti", "a100s", "gtx1080"]
+
+
+@pytest.mark.parametrize(("log", "name"), [
+    ("RTX 3060m (6GB)", "NVIDIA GeForce RTX 3060"),      # a laptop chip has its desktop namesake's capability
+    ("my gtx1060m fails", "NVIDIA GeForce GTX 1060"),
+    ("GTX 960M here", "GeForce GTX 960M"),               # before Pascal it has its own (5.0, not the GTX 960's 5.2)
+    ("flash attention是否支持RTX8000", "Quadro RTX 8000"),   # no later card is an RTX 8000
+    ("|   0  GRID RTX6000-24Q               On  | 00000000:06:10.0 Off |                  N/A |", "Quadro RTX 6000"),
+])
+def test_laptop_and_vgpu_spellings_name_the_card(kb, log, name):
+    assert detect(log, kb).gpu.name == name
+
+
+def test_a_card_the_user_names_beats_a_target_a_build_script_names(kb):
+    log = "The compiler shows that \"Value 'sm_30' is not defined for option 'gpu-name'\" but I am using 2x RTX 3090"
+    assert detect(log, kb).gpu.cc == "8.6"

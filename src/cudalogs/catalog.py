@@ -85,6 +85,10 @@ def _squashed(key: str) -> list[str]:
                 f"{other}{number} {suffix}".strip()]
     if suffix == "super":
         out += [f"{series} {number}s", f"{series}{number}s"]
+    if series in ("rtx", "gtx") and not suffix and number.isdigit() and len(number) == 4:
+        # the laptop chip written with an "m" ("RTX 3060m", "gtx1060m"): since Pascal a GeForce laptop GPU has its
+        # desktop namesake's capability (not before: the GTX 960M is 5.0, the GTX 960 5.2, so three digits stay out)
+        out += [f"{series} {number}m", f"{series}{number}m"]
     return [short for short in dict.fromkeys(out) if short != key]
 
 
