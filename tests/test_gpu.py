@@ -290,6 +290,7 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("Repro command: C:\\CUDA\\v12.6\\bin\\ptxas.exe -lineinfo -v --gpu-name=sm_75 C:\\tmp\\x.ptx", "7.5"),
     ("ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'", "12.1"),
     ("'sm_120' is not a recognized processor for this target (ignoring processor)", "12.0"),
+    ("3. Standard Python import: common_ops - failed\nGPU Info:\n- Compute capability: 121\n- Expected variant: SM121", "12.1"),
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc
