@@ -308,6 +308,8 @@ def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     "CUDA capability 5.2 or higher is required",
     "rocBLAS error: Cannot read TensileLibrary: Unable to load file: gfx908_metadata.tn.model",  # a file, not the card
     "RuntimeError: minimum compute capability 8.0 is below what this kernel needs",
+    "F8E5M2FNUZ and F8E4M3FNUZ types are not supported on non-gfx942 (MI-300) chipsets",   # every target but one
+    "the tx2 variable",
 ])
 def test_no_capability_from_a_name_cut_too_short_or_a_requirement(kb, log):
     assert detect(log, kb).gpu is None
@@ -333,6 +335,8 @@ def test_the_mention_prefilter_finds_exactly_the_catalog_words(kb):
     ("GTX 960M here", "GeForce GTX 960M"),               # before Pascal it has its own (5.0, not the GTX 960's 5.2)
     ("flash attention是否支持RTX8000", "Quadro RTX 8000"),   # no later card is an RTX 8000
     ("|   0  GRID RTX6000-24Q               On  | 00000000:06:10.0 Off |                  N/A |", "Quadro RTX 6000"),
+    ("GPU: TX2", "Jetson TX2"),                          # in capitals only: "tx2" is also a variable's name
+    ("我的显卡是英伟达3060", "NVIDIA GeForce RTX 3060"),   # "my card is an NVIDIA 3060"
 ])
 def test_laptop_and_vgpu_spellings_name_the_card(kb, log, name):
     assert detect(log, kb).gpu.name == name

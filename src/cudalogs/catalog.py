@@ -47,7 +47,7 @@ _AFTER_NUMBER = (rf"(?:的?{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|rtx
 # article or "using" ("got a 5090", "Running on a 3050", "using 3090", "single 4090"): these numbers are not
 # years a log would name, and a number that is a card's is followed by no unit (the lookahead below); a count
 # ("4x3090", "2*3090", "两张3090", "5块4090"), "use"/"switched to" in Chinese ("用3090跑", "换成5090"), "used", "model is".
-_BEFORE_NUMBER = (rf"(?:(?:{_CARD_WORD}|nvidia|geforce)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|\bmine is|我的"
+_BEFORE_NUMBER = (rf"(?:(?:{_CARD_WORD}|nvidia|geforce|英伟达|英偉達)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|\bmine is|我的"
                   r"|\b(?:a|an|one|single|dual|using|used|model is)|(?<![\d.])\d{1,2} ?[x×*]|[张張块塊台用]|换成|換成)")
 BARE_MODEL = re.compile(
     rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?:(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
@@ -55,7 +55,7 @@ BARE_MODEL = re.compile(
     rf"|(?<![A-Za-z]){_BEFORE_NUMBER}\s?(?P<n2>[1-5]0[5-9]0|16[56]0)(?P<s2>\s?(?:ti|super|s))?(?![A-Za-z0-9_+-]|\.\d)")
 # Data-centre names shorter than four characters, taken only as written in capitals ("on a T4", "8xA100" is
 # long enough anyway): in lowercase, "t4" or "l4" is too often something else. "A2", "P4" and "VII" stay out.
-_SHORT_NAMES = frozenset({"a10", "a16", "a30", "a40", "h20", "k80", "l20", "l4", "l40", "m40", "m60", "p40", "t4"})
+_SHORT_NAMES = frozenset({"a10", "a16", "a30", "a40", "h20", "k80", "l20", "l4", "l40", "m40", "m60", "p40", "t4", "tx2"})
 # (not "Quadro RTX 5000": without "Quadro", "RTX 5000" is also the Ada card)
 _QUADRO_MODEL = re.compile(r"^quadro ([kmpt]\d{4}m?)$")  # four digits: "p400" alone is too often something else
 _SERIES_MODEL = re.compile(r"^(rtx|gtx|gt|mx|rx) (\d{3,4}m?)(?: (ti|super|ti super|xt|xtx|d))?$")

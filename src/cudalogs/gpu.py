@@ -189,7 +189,8 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
     return [s for i in sorted(by_line) for s in by_line[i]]
 
 
-_GFX = re.compile(r"(?i)(?<![A-Za-z0-9_])gfx([0-9][0-9a-f]{2,3})(?![0-9a-z_])")  # not "gfx908_metadata.tn.model"
+# not "gfx908_metadata.tn.model", nor "non-gfx942" (every other target)
+_GFX = re.compile(r"(?i)(?<![A-Za-z0-9_])(?<!non-)gfx([0-9][0-9a-f]{2,3})(?![0-9a-z_])")
 
 
 def _bare_gfx_sighting(log: LogText, catalog: Catalog) -> dict[int, list[_Sighting]]:
