@@ -150,6 +150,9 @@ def _strip_prefixes(key: str) -> str:
     return key
 
 
+# After a name: "A100+ GPUs", "an A100 or newer", "H100 and above" name a class of cards a feature needs (xFormers'
+# "bf16 is only supported on A100+ GPUs"), not the user's card ("CentOS6.3+P40+CUDA9.0" joins words with "+").
+_OR_NEWER = re.compile(r"\+(?![A-Za-z0-9])|\s(?:or|and) (?:newer|later|above|higher|up)\b|\s(?:and|or) (?:better|beyond)\b", re.IGNORECASE)
 _OTHER_VENDORS_WORDS = {"nvidia": {"radeon", "amd"}, "amd": {"nvidia", "geforce", "gtx", "rtx", "quadro", "tesla"}}
 _REQUIREMENT_WORDS = {"requires", "require", "required", "needs", "need"}
 
@@ -242,7 +245,8 @@ class Catalog:
                     if gpu is None and len(key) >= 4:
                         head, _sep, last = key.rpartition(" ")
                         gpu = self._by_key.get(f"{head} {_stem(last)}".lstrip())  # "nvidia h100s", "nvidia a16-8q"
-                    if gpu is not None and not _ruled_out_by(previous, gpu):
+                    if gpu is not None and not _ruled_out_by(previous, gpu) \
+                            and not _OR_NEWER.match(text, words[i + n - 1][2]):
                         out.append((gpu, text[words[i][1]: words[i + n - 1][2]], words[i][1]))
                         i += n - 1
                         break
