@@ -348,3 +348,9 @@ def test_laptop_and_vgpu_spellings_name_the_card(kb, log, name):
 def test_a_card_the_user_names_beats_a_target_a_build_script_names(kb):
     log = "The compiler shows that \"Value 'sm_30' is not defined for option 'gpu-name'\" but I am using 2x RTX 3090"
     assert detect(log, kb).gpu.cc == "8.6"
+
+
+def test_a_bare_model_the_user_owns_competes_with_names_they_quote(kb):
+    """No device report: "my 5080" is the user's card, as good as a name, and earlier than the one they quote."""
+    log = "Found this issue on my 5080.\nConsumer Blackwell GPUs get misdetected as datacenter Blackwell (sm100/B200)"
+    assert detect(log, kb).gpu.name == "NVIDIA GeForce RTX 5080"

@@ -179,10 +179,12 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
         # nothing, or only words ("my GPU has compute capability 7.5"): a device report may be wrapped in two
         for i, found in _wrapped_sightings(log, catalog, facts).items():
             by_line.setdefault(i, []).extend(found)
-    if all(s.strength == _SERIES_STRENGTH for found in by_line.values() for s in found):
+    if all(s.strength <= _MENTION_STRENGTH for found in by_line.values() for s in found):
+        # no device report: a bare model number beside a card word or "my" ("my 5080") is the user's own card, as
+        # good as a name they write ("Found this issue on my 5080 ... misdetected as (sm100/B200)": the earlier wins)
         for i in sorted(log.lines_matching(BARE_MODEL) - lists):  # nor is a bare number beside such a list
             named = catalog.bare_models(log.lines[i].text)
-            if len({g.name for g, _s, _o in named}) == 1:
+            if len({g.name for g, _s, _o in named}) == 1 and all(s.strength < _MENTION_STRENGTH for s in by_line.get(i, [])):
                 by_line[i] = [_Sighting(named[0][0], _MENTION_STRENGTH, log.lines[i])]
     if not by_line:
         by_line = _bare_gfx_sighting(log, catalog)
