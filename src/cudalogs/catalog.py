@@ -92,8 +92,9 @@ def _squashed(key: str) -> list[str]:
     return [short for short in dict.fromkeys(out) if short != key]
 
 
-# "h100s", "b200gpu", "a16-8q", "a30-24g", "rtx-5060ti-16gb": also allowed by the mention prefilter
-_PLURAL_OR_VGPU_SUFFIX = r"(?:s|gpus?|-\d{1,3}[abcq]|-\d{1,3}gb?)"
+# "h100s", "b200gpu", "a16-8q", "a30-24g", "rtx-5060ti-16gb", "RTX6000-12" (a vGPU profile printed without its letter;
+# not a host name such as "h100-2"): also allowed by the mention prefilter
+_PLURAL_OR_VGPU_SUFFIX = r"(?:s|gpus?|-\d{1,3}[abcq]|-\d{2,3}|-\d{1,3}gb?)"
 _PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?){_PLURAL_OR_VGPU_SUFFIX}$")
 
 
