@@ -80,3 +80,13 @@ def test_build_can_write_the_search_database(runner, tiny_tree, tmp_path):
         rows = conn.execute("select entries.id from entries_fts join entries on entries.rowid = entries_fts.rowid "
                             "where entries_fts match 'device' order by bm25(entries_fts)").fetchall()
     assert rows == [("ggml-no-device-code",)]
+
+
+def test_a_taxonomy_explains_naming_no_class_is_reported(runner, broken_tree):
+    path = broken_tree / "kb" / "taxonomy.toml"
+    text = path.read_text()
+    cls = text.split("[classes.", 1)[1].split("]", 1)[0]
+    path.write_text(text.replace(f"[classes.{cls}]", f"[classes.{cls}]\nexplains = [\"cuda-oom\"]", 1))
+    result = runner.invoke(app, ["kb", "validate", "--kb", str(broken_tree / "kb"), "--data", str(broken_tree / "data")])
+    assert result.exit_code == 2
+    assert f"{path}: classes.{cls}.explains: 'cuda-oom' is not another class of the taxonomy" in result.stdout

@@ -68,3 +68,34 @@ def test_a_generic_hit_does_not_hide_a_specific_message_a_wrapped_paste_broke(kb
     wrapped = "\n".join(textwrap.wrap(line, 80) * 3) + "\nptxas fatal   : Ptx assembly aborted due to errors"
     assert "\n" in textwrap.fill(line, 80)
     assert explain(wrapped, kb=kb).diagnoses[0].cls == "quantization-kernel-unsupported"
+
+
+def _diagnosis(cls, confidence):
+    from cudalogs.model import Diagnosis
+
+    return Diagnosis(id=cls, cls=cls, title=cls, status="test", confidence=confidence, evidence=(), root_cause="",
+                     fixes=(), references=(), why_ranked="a message")
+
+
+EXPLAINS = {"driver-too-old": frozenset({"bitsandbytes-setup-failed"})}
+
+
+def test_a_root_cause_as_sure_as_the_failure_it_explains_ranks_first():
+    """A driver older than the runtime, then bitsandbytes finding no GPU: the driver is what to fix (lorax#595)."""
+    from cudalogs.rank import root_first
+
+    ranked = root_first([_diagnosis("bitsandbytes-setup-failed", 0.76), _diagnosis("driver-too-old", 0.76)], EXPLAINS)
+    assert [d.cls for d in ranked] == ["driver-too-old", "bitsandbytes-setup-failed"]
+    assert "likely root of the bitsandbytes-setup-failed" in ranked[0].why_ranked
+
+
+def test_a_much_less_sure_root_cause_stays_below():
+    from cudalogs.rank import root_first
+
+    ranked = root_first([_diagnosis("bitsandbytes-setup-failed", 0.76), _diagnosis("driver-too-old", 0.40)], EXPLAINS)
+    assert [d.cls for d in ranked] == ["bitsandbytes-setup-failed", "driver-too-old"]
+
+
+def test_the_shipped_taxonomy_says_which_faults_cause_others(kb):
+    assert "cuda-out-of-memory" in kb.explains["driver-too-old"]        # cuBLAS handles then fail to allocate
+    assert "illegal-memory-access" in kb.explains["gpu-hardware-fault"]

@@ -45,6 +45,11 @@ class KnowledgeBase:
         return kb
 
     @property
+    def explains(self) -> dict[str, frozenset[str]]:
+        """Class -> the classes it causes as knock-on failures (kb/taxonomy.toml `explains`): ranking puts it first."""
+        return {cls: frozenset(info.get("explains", ())) for cls, info in self.taxonomy.items() if info.get("explains")}
+
+    @property
     def compiled(self) -> list[CompiledSignature]:
         """Signatures compiled on first use (validate reports bad patterns before this runs)."""
         if self._compiled is None:

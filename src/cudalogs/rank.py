@@ -46,8 +46,10 @@ def fix_specs(entry: Entry, reading: Reading) -> tuple:  # type: ignore[type-arg
 
 
 def diagnose(hits: Sequence[Hit], lines: Mapping[int, Line] | Sequence[Line], entries: Mapping[str, Entry],
-             ctx: GpuContext, log_has: Callable[[str], bool] | None = None) -> list[Diagnosis]:
-    """One diagnosis per class, best first."""
+             ctx: GpuContext, log_has: Callable[[str], bool] | None = None,
+             explains: Mapping[str, frozenset[str]] | None = None) -> list[Diagnosis]:
+    """One diagnosis per class, best first; a root cause before the failures it explains (`explains`: class ->
+    the classes it causes, from kb/taxonomy.toml)."""
     line_text = _line_index(lines)
     by_entry: dict[str, list[Hit]] = {}
     for hit in hits:
@@ -55,7 +57,7 @@ def diagnose(hits: Sequence[Hit], lines: Mapping[int, Line] | Sequence[Line], en
     scored = [pair for eid, eh in by_entry.items() if eid in entries
               if (pair := _diagnosis(entries[eid], eh, line_text, ctx, log_has)) is not None]
     scored.sort(key=lambda pair: (-pair[1], pair[0].evidence[0].line_no if pair[0].evidence else 0))
-    return _merge_same_class([d for d, _ in scored])
+    return root_first(_merge_same_class([d for d, _ in scored]), explains or {})
 
 
 def _line_index(lines: Mapping[int, Line] | Sequence[Line]) -> dict[int, str]:
@@ -99,6 +101,25 @@ def _score(entry: Entry, hits: list[Hit], log_has: Callable[[str], bool] | None)
     if context:
         why += f", context {context:+.2f}"
     return max(0.05, min(0.99, score)), why
+
+
+ROOT_MARGIN = 0.05  # how much less sure a root cause may be than the failure it explains and still rank first
+
+
+def root_first(diagnoses: list[Diagnosis], explains: Mapping[str, frozenset[str]]) -> list[Diagnosis]:
+    """Move up a diagnosis whose class explains the one ranked first ("the driver is older than the runtime" before the
+    bitsandbytes set-up that then found no GPU), saying why; the others keep their order. Only among near-equals: a
+    vague reading of a root cause ("unspecified launch failure" as a hardware fault) does not outrank a clear failure."""
+    if len(diagnoses) < 2:
+        return diagnoses
+    top = diagnoses[0]
+    for i, d in enumerate(diagnoses[1:], 1):
+        if top.cls in explains.get(d.cls, frozenset()) and d.confidence >= top.confidence - ROOT_MARGIN:
+            if d.cls in explains.get(top.cls, frozenset()):
+                return diagnoses  # each explains the other: keep the order the messages gave
+            root = replace(d, why_ranked=f"{d.why_ranked}; ranked first: {d.cls} is the likely root of the {top.cls} also in this log")
+            return [root, *diagnoses[:i], *diagnoses[i + 1:]]
+    return diagnoses
 
 
 def _merge_same_class(diagnoses: list[Diagnosis]) -> list[Diagnosis]:

@@ -36,14 +36,30 @@ class Validation:
         return not self.problems
 
 
+def _taxonomy_problems(taxonomy: dict[str, dict[str, Any]], path: Path) -> list[Problem]:
+    """`explains` names other classes of the taxonomy (a typo would silently never reorder anything)."""
+    problems = []
+    for cls, info in taxonomy.items():
+        explains = info.get("explains", [])
+        if not isinstance(explains, list):
+            problems.append(Problem(str(path), f"classes.{cls}.explains", "must be a list of class ids"))
+            continue
+        for other in explains:
+            if other not in taxonomy or other == cls:
+                problems.append(Problem(str(path), f"classes.{cls}.explains", f"{other!r} is not another class of the taxonomy"))
+    return problems
+
+
 def validate_tree(kb_dir: Path, data_dir: Path) -> Validation:
     """Every problem in kb/ and data/; `bundle` is set when the tree is valid enough to build."""
     result = Validation()
     try:
-        classes = set(read_taxonomy(kb_dir))
+        taxonomy = read_taxonomy(kb_dir)
     except KBError as exc:
         result.problems.append(Problem(exc.path, exc.field, exc.message))
         return result
+    classes = set(taxonomy)
+    result.problems += _taxonomy_problems(taxonomy, kb_dir / "taxonomy.toml")
     seen: dict[str, str] = {}
     for path in entry_files(kb_dir):
         try:
