@@ -6,28 +6,63 @@ build their own from a source tree with `KnowledgeBase.from_bundle(bundle.build(
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from cudalogs.catalog import Catalog
 from cudalogs.gpu import LogFacts
 from cudalogs.kb import bundle as kb_bundle
-from cudalogs.kb.load import entry_from_dict
+from cudalogs.kb.load import entry_from_dict, signature_from_dict
 from cudalogs.model import Entry
-from cudalogs.signatures import CompiledSignature, compile_entries
+from cudalogs.signatures import CompiledSignature, compile_signatures
 
 PREFILTER_WORDS = ("capability", "gpu", "cuda", "nvidia", "error", "rocm", "hip", "device")
 
 
+class EntryIndex(Mapping[str, Entry]):
+    """Entry id -> Entry, each built from the bundle's dict the first time it is asked for.
+
+    Why: explain reads a few entries (those whose signatures matched, a few nearest ones for the classifier) of
+    hundreds; building every one (fixes, variants, examples) cost more start-up than the whole scan of a 50 KB log.
+    """
+
+    def __init__(self, raws: list[dict[str, Any]]) -> None:
+        self._raw = {raw["id"]: raw for raw in raws}
+        self._built: dict[str, Entry] = {}
+
+    def __getitem__(self, entry_id: str) -> Entry:
+        entry = self._built.get(entry_id)
+        if entry is None:
+            raw = self._raw[entry_id]
+            entry = self._built[entry_id] = entry_from_dict(raw, raw.get("_path", ""))
+        return entry
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def cls_of(self, entry_id: str) -> str:
+        """An entry's class without building it (the classifier's nearest-entry search reads many)."""
+        return self._raw[entry_id]["class"]
+
+    def raw(self) -> Iterator[dict[str, Any]]:
+        """The entries as the bundle holds them, in order (no Entry built)."""
+        return iter(self._raw.values())
+
+
 @dataclass
 class KnowledgeBase:
-    entries: list[Entry]
+    by_id: EntryIndex
     taxonomy: dict[str, dict[str, Any]]
     catalog: Catalog
     facts: LogFacts
-    by_id: dict[str, Entry] = field(default_factory=dict)
     features: list[dict[str, Any]] = field(default_factory=list)
     _data: dict[str, Any] = field(default_factory=dict, repr=False)
     _digest: str = ""
@@ -36,13 +71,16 @@ class KnowledgeBase:
 
     @classmethod
     def from_bundle(cls, data: dict[str, Any]) -> "KnowledgeBase":
-        entries = [entry_from_dict(raw, raw.get("_path", "")) for raw in data["entries"]]
         catalog = Catalog.from_data(data.get("gpus", []), data.get("archs", []), data.get("gfx", []))
-        kb = cls(entries, data.get("taxonomy", {}), catalog, LogFacts.from_data(data.get("log_facts", {})))
-        kb.by_id = {e.id: e for e in entries}
+        kb = cls(EntryIndex(data["entries"]), data.get("taxonomy", {}), catalog, LogFacts.from_data(data.get("log_facts", {})))
         kb.features = list(data.get("features", []))
         kb._data = data
         return kb
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry, in the bundle's order (builds them all: for kb show, search, training, tests)."""
+        return list(self.by_id.values())
 
     @property
     def explains(self) -> dict[str, frozenset[str]]:
@@ -53,7 +91,8 @@ class KnowledgeBase:
     def compiled(self) -> list[CompiledSignature]:
         """Signatures compiled on first use (validate reports bad patterns before this runs)."""
         if self._compiled is None:
-            self._compiled = compile_entries(self.entries)
+            self._compiled = compile_signatures((raw["id"], [signature_from_dict(sig) for sig in raw["signatures"]])
+                                                for raw in self.by_id.raw())
         return self._compiled
 
 

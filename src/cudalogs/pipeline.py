@@ -95,7 +95,7 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx, 
         return sorted(((score, eid) for eid, score in model.similarities(vector).items() if eid in kb.by_id), reverse=True)
 
     def nearest(cls: str):  # type: ignore[no-untyped-def]
-        return next((kb.by_id[eid] for score, eid in similar() if kb.by_id[eid].cls == cls and score > 0), None)
+        return next((kb.by_id[eid] for score, eid in similar() if kb.by_id.cls_of(eid) == cls and score > 0), None)
 
     if diagnoses:
         blended = rank.root_first(combine.with_classifier(diagnoses, probs), kb.explains)  # blending re-sorts

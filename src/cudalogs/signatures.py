@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import regex
 
 from cudalogs.logtext import LogText
-from cudalogs.model import Entry, Hit, Line
+from cudalogs.model import Entry, Hit, Line, Signature
 from cudalogs.normalize import strip_prefix
 
 MATCH_TIMEOUT_S = 0.05  # per line and pattern; a pathological line is skipped, not waited on
@@ -55,9 +55,14 @@ class CompiledSignature:
 
 def compile_entries(entries: Sequence[Entry]) -> list[CompiledSignature]:
     """Prepare every signature once (literal extracted now, regex compiled when first needed)."""
-    return [CompiledSignature(entry.id, i, sig.pattern, sig.window,
+    return compile_signatures((entry.id, entry.signatures) for entry in entries)
+
+
+def compile_signatures(by_entry: Iterable[tuple[str, Sequence[Signature]]]) -> list[CompiledSignature]:
+    """compile_entries for (entry id, its signatures) pairs: what a knowledge base that has not built its entries has."""
+    return [CompiledSignature(entry_id, i, sig.pattern, sig.window,
                               sig.literals if sig.literals is not None else prefilter_literals(sig.pattern))
-            for entry in entries for i, sig in enumerate(entry.signatures)]
+            for entry_id, sigs in by_entry for i, sig in enumerate(sigs)]
 
 
 def required_literal(pattern: str) -> str:

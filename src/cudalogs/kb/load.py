@@ -59,8 +59,7 @@ def entry_from_dict(raw: dict[str, Any], path: str = "") -> Entry:
         status=raw["status"],
         family=raw["family"],
         root_cause=raw["root_cause"].strip(),
-        signatures=tuple(Signature(s["pattern"], s.get("name", ""), int(s.get("window", 1)), _literals(s))
-                         for s in raw["signatures"]),
+        signatures=tuple(signature_from_dict(s) for s in raw["signatures"]),
         fixes=tuple(_fix(f) for f in raw.get("fixes", [])),
         references=tuple(raw.get("references", [])),
         examples=tuple(_example(e) for e in raw.get("examples", [])),
@@ -73,6 +72,11 @@ def entry_from_dict(raw: dict[str, Any], path: str = "") -> Entry:
         quiet_when=str(raw.get("quiet_when", "")).strip(),
         path=path,
     )
+
+
+def signature_from_dict(raw: dict[str, Any]) -> Signature:
+    """One signature of an entry (the knowledge base compiles these without building whole entries)."""
+    return Signature(raw["pattern"], raw.get("name", ""), int(raw.get("window", 1)), _literals(raw))
 
 
 def _fix(raw: dict[str, Any]) -> FixSpec:
