@@ -311,6 +311,7 @@ def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     "F8E5M2FNUZ and F8E4M3FNUZ types are not supported on non-gfx942 (MI-300) chipsets",   # every target but one
     "the tx2 variable",
     "(flux) [wangxi@v100-4 bitsandbytes]$ nvcc --version",   # a host name
+    "root@jetson-tx2-0:/# python3",
     "bf16 is only supported on A100+ GPUs",       # a class of cards a feature needs
     "FlashAttention needs an A100 or newer",
 ])
@@ -340,6 +341,7 @@ def test_the_mention_prefilter_finds_exactly_the_catalog_words(kb):
     ("|   0  GRID RTX6000-24Q               On  | 00000000:06:10.0 Off |                  N/A |", "Quadro RTX 6000"),
     ("Device: cuda:0 GRID RTX6000-12 : native", "Quadro RTX 6000"),   # a vGPU profile without its letter
     ("GPU: TX2", "Jetson TX2"),                          # in capitals only: "tx2" is also a variable's name
+    ("I try to use your library on JetsonTX2, but it fails", "Jetson TX2"),   # a Jetson written as one word
     ("我的显卡是英伟达3060", "NVIDIA GeForce RTX 3060"),   # "my card is an NVIDIA 3060"
     ("CentOS6.3+P40+CUDA9.0+cudnn7.6", "Tesla P40"),     # "+" joining words is no "or newer"
 ])

@@ -191,6 +191,9 @@ class Catalog:
                 catalog._by_key.setdefault(short, gpu)
             if m := _QUADRO_MODEL.match(key):  # "the K4000 GPU", "p4000": a Quadro K/M/P/T model needs no "Quadro"
                 catalog._by_key.setdefault(m.group(1), gpu)
+            if key.startswith("jetson ") and " " not in key[7:]:  # "JetsonTX2", "Jetson-Nano" (one word)
+                for glue in ("", "-", "_"):
+                    catalog._by_key.setdefault(f"jetson{glue}{key[7:]}", gpu)
         return catalog
 
     def lookup(self, name: str) -> Gpu | None:
