@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,7 @@ class KnowledgeBase:
         """Every entry, in the bundle's order (builds them all: for kb show, search, training, tests)."""
         return list(self.by_id.values())
 
-    @property
+    @cached_property
     def explains(self) -> dict[str, frozenset[str]]:
         """Class -> the classes it causes as knock-on failures (kb/taxonomy.toml `explains`): ranking puts it first."""
         return {cls: frozenset(info.get("explains", ())) for cls, info in self.taxonomy.items() if info.get("explains")}

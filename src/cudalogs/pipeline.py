@@ -40,9 +40,10 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     timeouts: list[str] = []
     hits = _signature_hits(text, kb, timeouts) if mode != "classifier" else []
     ctx = gpu_context.context(text, kb.catalog, kb.facts, override)
-    diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text, text.case_folded), kb.explains)
+    diagnoses = rank.diagnose(hits, kept, kb.by_id, ctx, _log_has(text.text, text.case_folded))
     quieted = bool(hits) and not diagnoses  # every hit was a known-harmless case (an entry's quiet_when)
     diagnoses, related = _with_classifier(diagnoses, kept, kb, ctx, quieted) if mode != "regex" else (diagnoses, ())
+    diagnoses = rank.root_first(diagnoses, kb.explains)  # on the final order: blending in the classifier re-sorts
     summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) + blank[0] < stats.lines,
                            tuple(stats.notes + timeouts))
     message = "" if diagnoses else (EMPTY_INPUT if not any(line.text.strip() for line in kept) else NO_DIAGNOSIS)
@@ -98,7 +99,7 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx, 
         return next((kb.by_id[eid] for score, eid in similar() if kb.by_id.cls_of(eid) == cls and score > 0), None)
 
     if diagnoses:
-        blended = rank.root_first(combine.with_classifier(diagnoses, probs), kb.explains)  # blending re-sorts
+        blended = combine.with_classifier(diagnoses, probs)
         present = {d.cls for d in blended}
         return blended + combine.top3_extras(kept, probs, nearest, ctx, present, room=3 - len(blended)), ()
     reports = classifier.reports_failure("\n".join(line.text for line in kept[:classifier.MAX_LINES * 10]))

@@ -46,10 +46,8 @@ def fix_specs(entry: Entry, reading: Reading) -> tuple:  # type: ignore[type-arg
 
 
 def diagnose(hits: Sequence[Hit], lines: Mapping[int, Line] | Sequence[Line], entries: Mapping[str, Entry],
-             ctx: GpuContext, log_has: Callable[[str], bool] | None = None,
-             explains: Mapping[str, frozenset[str]] | None = None) -> list[Diagnosis]:
-    """One diagnosis per class, best first; a root cause before the failures it explains (`explains`: class ->
-    the classes it causes, from kb/taxonomy.toml)."""
+             ctx: GpuContext, log_has: Callable[[str], bool] | None = None) -> list[Diagnosis]:
+    """One diagnosis per class, best first (the pipeline then puts a root cause first: see root_first)."""
     line_text = _line_index(lines)
     by_entry: dict[str, list[Hit]] = {}
     for hit in hits:
@@ -57,7 +55,7 @@ def diagnose(hits: Sequence[Hit], lines: Mapping[int, Line] | Sequence[Line], en
     scored = [pair for eid, eh in by_entry.items() if eid in entries
               if (pair := _diagnosis(entries[eid], eh, line_text, ctx, log_has)) is not None]
     scored.sort(key=lambda pair: (-pair[1], pair[0].evidence[0].line_no if pair[0].evidence else 0))
-    return root_first(_merge_same_class([d for d, _ in scored]), explains or {})
+    return _merge_same_class([d for d, _ in scored])
 
 
 def _line_index(lines: Mapping[int, Line] | Sequence[Line]) -> dict[int, str]:
