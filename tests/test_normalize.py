@@ -97,3 +97,25 @@ def test_strip_prefix_takes_off_what_tools_put_before_a_line(line, bare):
 def test_web_page_spaces_and_curly_quotes_become_plain():
     copied = "no\u00a0kernel\u200b image is available \u2018here\u2019 \u201cnow\u201d"
     assert [line.text for line in lines(copied)] == ["no kernel image is available 'here' \"now\""]
+
+
+def _gutterless(text):
+    from cudalogs.normalize import without_gutter
+
+    return [line.text for line in without_gutter(lines(text))]
+
+
+def test_a_numbered_paste_reads_like_the_log_it_numbers():
+    log = "RuntimeError: CUDA error: no kernel image is available\nfor execution on the device\nbye"
+    cat_n = "\n".join(f"{i:6d}\t{line}" for i, line in enumerate(log.split("\n"), 1))   # `cat -n`
+    editor = "\n".join(f"{i:4d}  {line}" for i, line in enumerate(log.split("\n"), 1))  # an editor's gutter
+    assert _gutterless(cat_n) == _gutterless(editor) == log.split("\n")
+
+
+@pytest.mark.parametrize("log", [
+    "1  loss 0.9\n3  loss 0.7\n7  loss 0.5\n9  loss 0.4",                    # numbers, but not one after another
+    "|   0  NVIDIA A100  On |\n|   1  NVIDIA A100  On |\nProcesses: none",    # a table
+    "Epoch 1/3\nEpoch 2/3\nEpoch 3/3",
+])
+def test_a_log_that_only_holds_numbers_keeps_them(log):
+    assert _gutterless(log) == log.split("\n")

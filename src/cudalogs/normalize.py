@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import codecs
 import html
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -92,6 +93,29 @@ def strip_prefix(text: str) -> str:
 
 
 _PREFIX_STARTS = frozenset(" \t>[(")
+
+# A line-number gutter: `cat -n` ("     1\tText"), `nl`, an editor's or a web page's numbers ("  12  Text", "12: Text",
+# "12| Text").
+_GUTTER = re.compile(r"^ {0,8}(\d{1,7})(?:\t| {2,}|: |\| ?)")
+GUTTER_SAMPLE = 40  # lines read to decide whether a paste is numbered
+
+
+def without_gutter(lines: Iterable[Line]) -> Iterator[Line]:
+    """The lines without a line-number gutter, when the paste has one: a log copied from `cat -n` or a numbered view
+    must read like the log itself (a message spanning two lines is two neighbouring lines, not "12  ..." and
+    "13  ..."). Decided on the first GUTTER_SAMPLE lines: nearly all numbered, one after another; a log that merely
+    holds numbers (a table, "1/10 epochs") is left alone."""
+    it = iter(lines)
+    head = list(itertools.islice(it, GUTTER_SAMPLE))
+    texts = [line.text for line in head if line.text.strip()]
+    numbers = [int(m.group(1)) for text in texts if (m := _GUTTER.match(text))]
+    steps = sum(1 for a, b in zip(numbers, numbers[1:]) if b == a + 1)
+    if len(texts) < 3 or len(numbers) < 0.9 * len(texts) or steps < 0.8 * (len(numbers) - 1):
+        yield from head
+        yield from it
+        return
+    for line in itertools.chain(head, it):
+        yield Line(line.no, _GUTTER.sub("", line.text, count=1)) if _GUTTER.match(line.text) else line
 
 
 def mask(text: str) -> str:
