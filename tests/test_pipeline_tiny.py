@@ -138,3 +138,12 @@ def test_a_name_the_console_wrapped_mid_word_is_still_read_and_titled_on_one_lin
     top = explain(log, kb=kb).diagnoses[0]
     assert top.cls == "arch-dropped"  # a Pascal card below the oldest CC in the build (InvokeAI#9532's shape)
     assert "\n" not in top.title
+
+
+def test_a_message_spanning_lines_survives_a_terminal_hard_wrap(kb):
+    """A multi-line (window) signature is tried on the log with the wrap undone: vLLM's dtype check, cut at 80
+    columns by a console, is still the frame that raises (QAnything#233, an RTX 2080 Ti)."""
+    example = next(ex for ex in kb.by_id["vllm-bf16-capability"].examples if "QAnything/issues/233" in ex.source)
+    cut = "\n".join(line[i:i + 80] for line in example.log.split("\n") for i in range(0, max(len(line), 1), 80))
+    assert cut != example.log
+    assert explain(cut, gpu=example.gpu, kb=kb).diagnoses[0].cls == "bf16-unsupported"

@@ -190,8 +190,26 @@ def scan_joined(log: LogText, compiled: Sequence[CompiledSignature], timeouts: l
     following = [*lines[1:], None]
     glue = [len(line.text) == width and (width_seen > 1 or _cut_mid_word(line, after))
             for line, after in zip(lines, following)]
-    hits = _scan_joined(log, compiled, glue, timeouts) if any(glue) else []
+    hits = _scan_joined(log, compiled, glue, timeouts) + _scan_unwrapped(log, compiled, glue, timeouts) if any(glue) else []
     return hits or _scan_joined(log, compiled, [False] * len(lines), timeouts)
+
+
+def _scan_unwrapped(log: LogText, compiled: Sequence[CompiledSignature], glue: list[bool],
+                    timeouts: list[str] | None) -> list[Hit]:
+    """The multi-line (window) signatures on the log with a terminal's hard wrap undone: each wrapped line joined
+    to its continuations, the log's own line breaks kept (a window pattern matches across those). A hit is
+    reported on the first line of the pieces it came from."""
+    windowed = [sig for sig in compiled if sig.window > 1]
+    if not windowed:
+        return []
+    lines = log.lines
+    merged: list[Line] = []
+    for i, line in enumerate(lines):
+        if i and glue[i - 1]:
+            merged[-1] = Line(merged[-1].no, merged[-1].text + line.text)
+        else:
+            merged.append(line)
+    return scan(LogText(merged), windowed, timeouts)
 
 
 def _scan_joined(log: LogText, compiled: Sequence[CompiledSignature], glue: list[bool],
