@@ -147,3 +147,12 @@ def test_a_message_spanning_lines_survives_a_terminal_hard_wrap(kb):
     cut = "\n".join(line[i:i + 80] for line in example.log.split("\n") for i in range(0, max(len(line), 1), 80))
     assert cut != example.log
     assert explain(cut, gpu=example.gpu, kb=kb).diagnoses[0].cls == "bf16-unsupported"
+
+
+def test_a_cut_first_half_does_not_hide_the_whole_message_of_a_hard_wrapped_paste(kb):
+    """Cut at 80 columns, cuBLAS's call ends the line at "cublasGemmEx", which alone only another entry reads (and
+    declares harmless without bf16); the rejoined line is the fp16 GEMM a Turing card refused (Latte#125)."""
+    entry = kb.by_id["cublas-gemmex-not-supported"]
+    example = next(ex for ex in entry.examples if "Latte/issues/125" in ex.source)
+    cut = "\n".join(line[i:i + 80] for line in example.log.split("\n") for i in range(0, max(len(line), 1), 80))
+    assert explain(cut, gpu=example.gpu or None, kb=kb).diagnoses[0].id == entry.id

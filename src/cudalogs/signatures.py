@@ -186,12 +186,25 @@ def scan_joined(log: LogText, compiled: Sequence[CompiledSignature], timeouts: l
     lines = log.lines
     if not lines or len(log.text) > JOINED_MAX_CHARS:
         return []
-    width, width_seen = _hard_wrap_width(lines)
-    following = [*lines[1:], None]
-    glue = [len(line.text) == width and (width_seen > 1 or _cut_mid_word(line, after))
-            for line, after in zip(lines, following)]
+    glue = hard_wrap_glue(lines)
     hits = _scan_joined(log, compiled, glue, timeouts) + _scan_unwrapped(log, compiled, glue, timeouts) if any(glue) else []
     return hits or _scan_joined(log, compiled, [False] * len(lines), timeouts)
+
+
+def hard_wrap_glue(lines: Sequence[Line]) -> list[bool]:
+    """For each line, whether a terminal's hard wrap cut it (it is as long as the log's widest lines, and more than
+    one line is, or it ends mid-word): then it continues on the next line without a space."""
+    if not lines:
+        return []
+    width, width_seen = _hard_wrap_width(lines)
+    following = [*lines[1:], None]
+    return [len(line.text) == width and (width_seen > 1 or _cut_mid_word(line, after))
+            for line, after in zip(lines, following)]
+
+
+def hard_wrapped(log: LogText) -> bool:
+    """Whether the joined-lines pass has something to rejoin: a hard-wrapped paste small enough for it."""
+    return bool(log.lines) and len(log.text) <= JOINED_MAX_CHARS and any(hard_wrap_glue(log.lines))
 
 
 def _scan_unwrapped(log: LogText, compiled: Sequence[CompiledSignature], glue: list[bool],
