@@ -156,3 +156,13 @@ def test_a_cut_first_half_does_not_hide_the_whole_message_of_a_hard_wrapped_past
     example = next(ex for ex in entry.examples if "Latte/issues/125" in ex.source)
     cut = "\n".join(line[i:i + 80] for line in example.log.split("\n") for i in range(0, max(len(line), 1), 80))
     assert explain(cut, gpu=example.gpu or None, kb=kb).diagnoses[0].id == entry.id
+
+
+def test_a_hard_wrap_that_cuts_a_captured_reason_reads_the_whole_reason(kb):
+    """JAX's backend error cut at 80 columns leaves "... has no attrib" on the first line; the variant that reads a
+    jaxlib without its CUDA parts (not a missing GPU) needs the rejoined reason (deepmind-research#420)."""
+    entry = kb.by_id["jax-cuda-backend-failed"]
+    example = next(ex for ex in entry.examples if "deepmind-research/issues/420" in ex.source)
+    cut = "\n".join(line[i:i + 80] for line in example.log.split("\n") for i in range(0, max(len(line), 1), 80))
+    want = [d.cls for d in explain(example.log, gpu=example.gpu or None, kb=kb).diagnoses][:1]
+    assert [d.cls for d in explain(cut, gpu=example.gpu or None, kb=kb).diagnoses][:1] == want == [example.cls or entry.cls]
