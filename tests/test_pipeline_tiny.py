@@ -166,3 +166,16 @@ def test_a_hard_wrap_that_cuts_a_captured_reason_reads_the_whole_reason(kb):
     cut = "\n".join(line[i:i + 80] for line in example.log.split("\n") for i in range(0, max(len(line), 1), 80))
     want = [d.cls for d in explain(example.log, gpu=example.gpu or None, kb=kb).diagnoses][:1]
     assert [d.cls for d in explain(cut, gpu=example.gpu or None, kb=kb).diagnoses][:1] == want == [example.cls or entry.cls]
+
+
+def test_a_warning_repeated_at_the_longest_width_is_no_hard_wrap():
+    """A wrap cuts different text at the same width; the same warning a hundred times is one line, not a wrap."""
+    from cudalogs import normalize, signatures
+    from cudalogs.logtext import LogText
+
+    warning = "UserWarning: TypedStorage is deprecated. To access UntypedStorage directly, use tensor.untyped_storage()"
+    repeated = LogText(list(normalize.lines("\n".join([warning] * 5 + ["done"]))))
+    message = "RuntimeError: CUDA error: no kernel image is available for execution on the device. " * 3
+    wrapped = LogText(list(normalize.lines("\n".join(message[i:i + 80] for i in range(0, len(message), 80)))))
+    assert not signatures.hard_wrapped(repeated)
+    assert signatures.hard_wrapped(wrapped)

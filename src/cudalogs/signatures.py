@@ -260,11 +260,12 @@ def _scan_joined(log: LogText, compiled: Sequence[CompiledSignature], glue: list
 
 def _hard_wrap_width(lines: Sequence[Line]) -> tuple[int, int]:
     """The width a terminal may have wrapped this log at (its longest line, if 60 characters or more; else 0)
-    and how many lines have exactly it: two or more is a hard wrap; one is taken as a cut only mid-word."""
+    and how many different lines have exactly it: two or more is a hard wrap; one is taken as a cut only mid-word.
+    (A warning repeated a hundred times is one line: a wrap cuts different text at the same width.)"""
     longest = max(len(line.text) for line in lines)
     if longest < 60:
         return 0, 0
-    return longest, sum(1 for line in lines if len(line.text) == longest)
+    return longest, len({line.text for line in lines if len(line.text) == longest})
 
 
 def _cut_mid_word(line: Line, following: Line | None) -> bool:
