@@ -60,10 +60,10 @@ def signatures_match(log: str, kb: KnowledgeBase | None = None) -> bool:
 
 def _signature_hits(text: LogText, kb: KnowledgeBase, timeouts: list[str]) -> list:  # type: ignore[type-arg]
     hits = signatures.scan(text, kb.compiled, timeouts)
-    if signatures.hard_wrapped(text):
+    if glue := signatures.hard_wrapped(text):
         # a paste a terminal hard-wrapped: what matched line by line may be the cut first half of a message (its
         # captures cut short too), so the rejoined reading of each entry comes first (rank takes the first hit's fields)
-        return signatures.scan_joined(text, kb.compiled, timeouts) + hits
+        return signatures.scan_joined(text, kb.compiled, timeouts, glue) + hits
     if _only_generic(hits, kb):
         # nothing matched, or only generic messages: a specific one may have been broken by a wrapped paste
         seen = {h.entry_id for h in hits}

@@ -173,7 +173,8 @@ def scan(log: Sequence[Line] | LogText, compiled: Iterable[CompiledSignature],
 JOINED_MAX_CHARS = 1_000_000  # the second pass (scan_joined) is for pastes, not for multi-gigabyte training logs
 
 
-def scan_joined(log: LogText, compiled: Sequence[CompiledSignature], timeouts: list[str] | None = None) -> list[Hit]:
+def scan_joined(log: LogText, compiled: Sequence[CompiledSignature], timeouts: list[str] | None = None,
+                glue: list[bool] | None = None) -> list[Hit]:
     """A second pass for a log in which no signature matched: each message looked for across line breaks.
 
     Why: a message copied from a terminal, a notebook or an e-mail is often wrapped, so "no kernel
@@ -181,12 +182,13 @@ def scan_joined(log: LogText, compiled: Sequence[CompiledSignature], timeouts: l
     it. Here the lines are joined (prefixes taken off), the literals searched in that text, and each
     single-line pattern tried on the few lines around a literal. A terminal's hard wrap cuts words
     anywhere, so lines of the log's widest width are first joined with nothing; if that finds
-    nothing (a word wrap, which cuts at spaces), every line is joined by a space.
+    nothing (a word wrap, which cuts at spaces), every line is joined by a space. `glue`: hard_wrapped()'s answer,
+    when the caller has it.
     """
     lines = log.lines
     if not lines or len(log.text) > JOINED_MAX_CHARS:
         return []
-    glue = hard_wrap_glue(lines)
+    glue = glue if glue is not None else hard_wrap_glue(lines)
     hits = _scan_joined(log, compiled, glue, timeouts) + _scan_unwrapped(log, compiled, glue, timeouts) if any(glue) else []
     return hits or _scan_joined(log, compiled, [False] * len(lines), timeouts)
 
@@ -202,9 +204,13 @@ def hard_wrap_glue(lines: Sequence[Line]) -> list[bool]:
             for line, after in zip(lines, following)]
 
 
-def hard_wrapped(log: LogText) -> bool:
-    """Whether the joined-lines pass has something to rejoin: a hard-wrapped paste small enough for it."""
-    return bool(log.lines) and len(log.text) <= JOINED_MAX_CHARS and any(hard_wrap_glue(log.lines))
+def hard_wrapped(log: LogText) -> list[bool]:
+    """hard_wrap_glue for a paste small enough for the joined-lines pass, when a terminal hard-wrapped it; else []
+    (so its truth says whether the pass has something to rejoin)."""
+    if not log.lines or len(log.text) > JOINED_MAX_CHARS:
+        return []
+    glue = hard_wrap_glue(log.lines)
+    return glue if any(glue) else []
 
 
 def _scan_unwrapped(log: LogText, compiled: Sequence[CompiledSignature], glue: list[bool],
