@@ -35,7 +35,7 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     override = gpu if isinstance(gpu, Gpu) else gpu_context.resolve(gpu, cc, kb.catalog)
     stats = normalize.Stats()
     blank = [0]  # how many blank lines were left out (a count: a huge log may have millions)
-    kept = list(_lines_that_matter(normalize.without_gutter(normalize.lines(log, limits, stats)), kb, blank))
+    kept = _read(log, kb, limits, stats, blank)
     text = LogText(kept)
     timeouts: list[str] = []
     hits = _signature_hits(text, kb, timeouts) if mode != "classifier" else []
@@ -55,7 +55,13 @@ def signatures_match(log: str, kb: KnowledgeBase | None = None) -> bool:
     entry declared the case harmless (quiet_when, or a condition on the GPU that does not hold) and explain() stays
     silent. Training calibrates the classifier's threshold only on negatives where this is False."""
     kb = kb or load_kb(examples=False)
-    return bool(_signature_hits(LogText(list(_lines_that_matter(normalize.without_gutter(normalize.lines(log)), kb))), kb, []))
+    return bool(_signature_hits(LogText(_read(log, kb)), kb, []))
+
+
+def _read(log: str | bytes | BinaryIO, kb: KnowledgeBase, limits: normalize.Limits | None = None,
+          stats: normalize.Stats | None = None, blank: list[int] | None = None) -> list[Line]:
+    """The lines a diagnosis reads: decoded and cleaned, a line-number gutter taken off, only those that matter."""
+    return list(_lines_that_matter(normalize.without_gutter(normalize.lines(log, limits, stats)), kb, blank))
 
 
 def _signature_hits(text: LogText, kb: KnowledgeBase, timeouts: list[str]) -> list:  # type: ignore[type-arg]
