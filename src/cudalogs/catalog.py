@@ -92,10 +92,12 @@ def _squashed(key: str) -> list[str]:
     return [short for short in dict.fromkeys(out) if short != key]
 
 
-# "h100s", "b200gpu", "a16-8q", "a30-24g", "rtx-5060ti-16gb", "RTX6000-12" (a vGPU profile printed without its letter;
-# not a host name such as "h100-2"): also allowed by the mention prefilter
-_PLURAL_OR_VGPU_SUFFIX = r"(?:s|gpus?|-\d{1,3}[abcq]|-\d{2,3}|-\d{1,3}gb?)"
-_PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?){_PLURAL_OR_VGPU_SUFFIX}$")
+# "h100s", "b200gpu", "a16-8q", "a30-24g", "rtx-5060ti-16gb", "RTX6000-12", "L40S-48" (a vGPU profile printed without
+# its letter; not a host name such as "h100-2"): also allowed by the mention prefilter. A model's own "s" (L40S) may
+# stand before a profile, not before a plural "s"
+_VGPU_SUFFIX = r"(?:-\d{1,3}[abcq]|-\d{2,3}|-\d{1,3}gb?)"
+_PLURAL_OR_VGPU_SUFFIX = rf"(?:s|gpus?|{_VGPU_SUFFIX})"
+_PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?)(?:s|gpus?)$|^(.*\d(?:ti|xtx?|super|s)?){_VGPU_SUFFIX}$")
 
 
 def _stem(word: str) -> str:
@@ -103,7 +105,7 @@ def _stem(word: str) -> str:
     "rtx6000-24q" -> "rtx6000", "RTX-5060ti-16GB" -> "rtx-5060ti"): tried only when the word as written names
     nothing, so "2070s" stays a SUPER."""
     m = _PLURAL_OR_VGPU.match(word)
-    return m.group(1) if m else word
+    return (m.group(1) or m.group(2)) if m else word
 
 
 def _trie_regex(words: set[str]) -> str:
