@@ -43,7 +43,8 @@ _RELEVANT = re.compile(  # matched against lowercased lines (IGNORECASE alternat
 # not evidence of anything: the classifier does not read them (googlecolab/colabtools#3408: the TF-TRT lines alone
 # scored 0.95 for no-gpu-visible). Signatures still see every line.
 _HARMLESS = re.compile(
-    r"could not load dynamic library 'libnvinfer|tf-trt warning|this tensorflow binary is optimized|"
+    r"could not load dynamic library 'libnvinfer|tf-trt warning|cannot dlopen some tensorrt libraries|"
+    r"this tensorflow binary is optimized|"
     r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
     r"onednn custom operations are on|a matching triton is not available")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
@@ -66,8 +67,13 @@ def classifier_text(lines: Sequence[Line]) -> str:
 
 
 def reports_failure(text: str) -> bool:
-    """Whether the text says something failed (an error, exception, traceback, crash, assertion)."""
-    return _FAILURE_CUE.search(text.lower()) is not None
+    """Whether the text says something failed (an error, exception, traceback, crash, assertion). The harmless
+    lines the classifier does not read do not count either: TensorFlow's TensorRT notes hold "dlerror" and
+    "Cannot dlopen" on every GPU start-up of TF 2.1-2.3, working or not."""
+    lowered = text.lower()
+    if _FAILURE_CUE.search(lowered) is None:
+        return False
+    return any(_FAILURE_CUE.search(line) for line in lowered.splitlines() if not _HARMLESS.search(line))
 
 
 def analyze(text: str) -> list[str]:
