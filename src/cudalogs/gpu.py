@@ -161,7 +161,9 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
             gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
             if gpu is not None:
                 by_line.setdefault(i, []).append(_Sighting(gpu, fact.strength, log.lines[i]))
-    reported = {i for i, found in by_line.items() if any(s.strength > _WEAK for s in found)}
+    # a line whose report names the card is read no further; one that gives only a capability ("GPU NVIDIA RTX A2000
+    # 6GB  ComputeCapability: '8.6'") may name it in words, and _merge_best borrows that name when the capability agrees
+    reported = {i for i, found in by_line.items() if any(s.strength > _WEAK and _named(s.gpu) for s in found)}
     lists: set[int] = set()
     for i in log.lines_matching(catalog.mention_pattern()) - reported:
         mentioned = catalog.mentions(log.lines[i].text)
