@@ -74,6 +74,10 @@ def test_analyze_gives_words_and_bigrams():
     ("用bf16微调的模型，能在V100上跑吗？", False),          # a question: nothing failed
     ("Does flash attention 2 support A40 when the head dim >= 128?", False),
     ("Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes", False),
+    # TensorFlow 2.1-2.3 starting up: its TensorRT notes say "dlerror" on working machines too
+    ("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library 'libnvinfer.so.6'; "
+     "dlerror: libnvinfer.so.6: cannot open shared object file: No such file or directory\n"
+     "W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:30] Cannot dlopen some TensorRT libraries.", False),
 ])
 def test_reports_failure_tells_a_failure_from_a_question_or_a_banner(text, reports):
     assert reports_failure(text) is reports

@@ -291,6 +291,8 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'", "12.1"),
     ("'sm_120' is not a recognized processor for this target (ignoring processor)", "12.0"),
     ("3. Standard Python import: common_ops - failed\nGPU Info:\n- Compute capability: 121\n- Expected variant: SM121", "12.1"),
+    ("ptxas error: Feature '.tile::scatter4' not supported on .target 'sm_121a'", "12.1"),   # Triton's 'a' target
+    ("Can't use CUDA device 0: compute cap. 2.1 (at least 3.0 required)", "2.1"),             # PhoenixMiner
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc
@@ -344,6 +346,11 @@ def test_the_mention_prefilter_finds_exactly_the_catalog_words(kb):
     ("I try to use your library on JetsonTX2, but it fails", "Jetson TX2"),   # a Jetson written as one word
     ("我的显卡是英伟达3060", "NVIDIA GeForce RTX 3060"),   # "my card is an NVIDIA 3060"
     ("CentOS6.3+P40+CUDA9.0+cudnn7.6", "Tesla P40"),     # "+" joining words is no "or newer"
+    ("Device name: NVIDIA L40S-48", "NVIDIA L40S"),      # a profile after the model's own "S"
+    ("GPU NVIDIA RTX A2000 6GB  ComputeCapability: '8.6'", "NVIDIA RTX A2000"),   # a capability report keeps the name beside it
+    ('msg="inference compute" id=GPU-6af3 library=CUDA compute=8.6 name=CUDA0 description="NVIDIA GeForce RTX 3080 Ti"',
+     "NVIDIA GeForce RTX 3080 Ti"),                      # newer ollama: the backend's id as name, the card as description
+    ("AMD RYZEN AI MAX PRO 390 w/ Radeon 8050S", "AMD Radeon 8050S"),
 ])
 def test_laptop_and_vgpu_spellings_name_the_card(kb, log, name):
     assert detect(log, kb).gpu.name == name

@@ -102,8 +102,8 @@ _PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?)(?:s|gpus?)$|^(.*\d(?:t
 
 def _stem(word: str) -> str:
     """A model word without a plural "s", a vGPU profile or its memory ("h100s" -> "h100", "a16-8q" -> "a16",
-    "rtx6000-24q" -> "rtx6000", "RTX-5060ti-16GB" -> "rtx-5060ti"): tried only when the word as written names
-    nothing, so "2070s" stays a SUPER."""
+    "rtx6000-24q" -> "rtx6000", "RTX-5060ti-16GB" -> "rtx-5060ti", "l40s-48" -> "l40s"): tried only when the word as
+    written names nothing, so "2070s" stays a SUPER."""
     m = _PLURAL_OR_VGPU.match(word)
     return (m.group(1) or m.group(2)) if m else word
 
