@@ -293,6 +293,9 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("3. Standard Python import: common_ops - failed\nGPU Info:\n- Compute capability: 121\n- Expected variant: SM121", "12.1"),
     ("ptxas error: Feature '.tile::scatter4' not supported on .target 'sm_121a'", "12.1"),   # Triton's 'a' target
     ("Can't use CUDA device 0: compute cap. 2.1 (at least 3.0 required)", "2.1"),             # PhoenixMiner
+    ("Cannot currently support max_model_len=65536 with block_size=16 on GPU with compute capability (8, 9) "
+     "(required shared memory 264252.0 > available shared memory 101376)", "8.9"),             # early vLLM
+    ("My GPU is old , Geforce GT620M. Ccminer said", "2.1"),
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc
