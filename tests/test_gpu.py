@@ -296,6 +296,9 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("Cannot currently support max_model_len=65536 with block_size=16 on GPU with compute capability (8, 9) "
      "(required shared memory 264252.0 > available shared memory 101376)", "8.9"),             # early vLLM
     ("My GPU is old , Geforce GT620M. Ccminer said", "2.1"),
+    ('raise ValueError("Unknown CUDA arch ({}) or GPU not supported".format(arch))\n'
+     "ValueError: Unknown CUDA arch (8.6) or GPU not supported", "8.6"),   # torch's extension builder, no arch list set
+    ("on my RTX 5090: ValueError: Unknown CUDA arch (10.1) or GPU not supported", "12.0"),  # ...a listed arch: the card wins
 ])
 def test_a_capability_read_from_a_cut_name_or_a_refusal(kb, log, cc):
     assert detect(log, kb).gpu.cc == cc
