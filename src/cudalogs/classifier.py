@@ -15,7 +15,7 @@ import math
 import re
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,9 +59,15 @@ MAX_LINES = 300
 MAX_CHARS = 20_000
 
 
+def _meaningful(texts: Iterable[str]) -> list[str]:
+    """The lines that say something: without the harmless notes above. One definition, so that what the classifier
+    reads and what counts as reporting a failure cannot drift apart."""
+    return [text for text in texts if not _HARMLESS.search(text.lower())]
+
+
 def classifier_text(lines: Sequence[Line]) -> str:
     """The part of a log the classifier reads: relevant lines, masked, bounded in size."""
-    meaningful = [line.text for line in lines if not _HARMLESS.search(line.text.lower())]
+    meaningful = _meaningful(line.text for line in lines)
     picked = [text for text in meaningful if _RELEVANT.search(text.lower())][:MAX_LINES] or meaningful[:MAX_LINES]
     return mask("\n".join(picked))[:MAX_CHARS]
 
@@ -70,10 +76,9 @@ def reports_failure(text: str) -> bool:
     """Whether the text says something failed (an error, exception, traceback, crash, assertion). The harmless
     lines the classifier does not read do not count either: TensorFlow's TensorRT notes hold "dlerror" and
     "Cannot dlopen" on every GPU start-up of TF 2.1-2.3, working or not."""
-    lowered = text.lower()
-    if _FAILURE_CUE.search(lowered) is None:
+    if _FAILURE_CUE.search(text.lower()) is None:  # most texts settle here, in one pass
         return False
-    return any(_FAILURE_CUE.search(line) for line in lowered.splitlines() if not _HARMLESS.search(line))
+    return any(_FAILURE_CUE.search(line.lower()) for line in _meaningful(text.splitlines()))
 
 
 def analyze(text: str) -> list[str]:
