@@ -371,3 +371,40 @@ def test_a_bare_model_the_user_owns_competes_with_names_they_quote(kb):
     """No device report: "my 5080" is the user's card, as good as a name, and earlier than the one they quote."""
     log = "Found this issue on my 5080.\nConsumer Blackwell GPUs get misdetected as datacenter Blackwell (sm100/B200)"
     assert detect(log, kb).gpu.name == "NVIDIA GeForce RTX 5080"
+
+
+def test_a_capability_hip_reports_for_the_amd_target_the_log_names_is_that_amd_gpu(kb):
+    """HIP gives an AMD GPU its target's version as "compute capability" (gfx1201 -> 12.0): not a Blackwell card."""
+    log = ("Device ID 0 : AMD Radeon Graphics gfx1201\n"
+           "with 17.1 GB memory, max. SCLK 2400 MHz, max. MCLK 1258 MHz, memoryBusWidth 32 Bytes, compute capability 12.0")
+    gpu = detect(log, kb).gpu
+    assert (gpu.vendor, gpu.gfx) == ("amd", "gfx1201")
+
+
+def test_a_capability_that_is_not_the_amd_targets_version_stays_nvidia(kb):
+    assert detect("GPU has compute capability 8.6\ngfx1201 is not in the list", kb).gpu.vendor == "nvidia"
+
+
+@pytest.mark.parametrize("log", [
+    # the arch comes from the list the user set, not from the device
+    "ENV TORCH_CUDA_ARCH_LIST=10.1\nValueError: Unknown CUDA arch (10.1) or GPU not supported",
+    # CMake probing the compiler with its own default target
+    '#$ ptxas -arch=sm_30 -m64 "tmp/CMakeCUDACompilerId.ptx" -o "tmp/CMakeCUDACompilerId.sm_30.cubin"\n'
+    "ptxas fatal : Value 'sm_30' is not defined for option 'gpu-name'",
+])
+def test_a_build_target_the_log_shows_came_from_elsewhere_names_no_gpu(kb, log):
+    assert detect(log, kb).gpu is None
+
+
+def test_without_an_arch_list_the_extension_builders_arch_is_the_devices(kb):
+    log = "TORCH_CUDA_ARCH_LIST is not set, all archs for visible cards are included\nValueError: Unknown CUDA arch (8.6) or GPU not supported"
+    assert detect(log, kb).gpu.cc == "8.6"
+
+
+@pytest.mark.parametrize(("log", "name"), [
+    ("|   0  NVIDIA RTX 4000 SFF Ada ...    Off |   00000000:01:00.0 Off |", "NVIDIA RTX 4000 SFF Ada Generation"),
+    ("Nvidia Quadro M2200 (GM206GLM)", "Quadro M2200"),
+    ("mCudaDriverDeviceManagement.Device[0].Name: GeForce GT 430", "GeForce GT 430"),
+])
+def test_cards_met_in_round_sixteen_logs(kb, log, name):
+    assert detect(log, kb).gpu.name == name

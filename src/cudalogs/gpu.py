@@ -47,11 +47,17 @@ class _LazyPattern:
     strength: int
     literal: str
     not_in_requirement: bool = False  # a bare capability: skipped on a line that states a requirement
+    unless: str = ""  # a regex: where the log holds a match, what this pattern reads is not the device (see reads_log)
     _compiled: "re.Pattern[str] | None" = None
 
     def reads(self, text: str) -> bool:
         """Whether this pattern may be tried on `text` (a bare capability is not read on a requirement's line)."""
         return not (self.not_in_requirement and _STATED_REQUIREMENT.search(text))
+
+    def reads_log(self, log: LogText) -> bool:
+        """Whether a match counts in this log: a weak reading of a build's target as the device is void where the log
+        shows the target came from elsewhere (an arch list the user set, CMake probing its default arch)."""
+        return not (self.unless and re.search(self.unless, log.text, re.IGNORECASE))
 
     @property
     def pattern(self) -> "re.Pattern[str]":
@@ -80,7 +86,7 @@ class LogFacts:
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
         return cls(
             gpu=tuple(_LazyPattern(g["pattern"], int(g.get("strength", 3)), fact_literal(g),
-                                   bool(g.get("not_in_requirement", False)))
+                                   bool(g.get("not_in_requirement", False)), str(g.get("unless", "")))
                       for g in raw.get("gpu", [])),
             versions=tuple((v["name"], re.compile(v["pattern"])) for v in raw.get("version", [])),
             os=tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw.get("os", [])),
@@ -158,7 +164,7 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
             if not fact.reads(log.lines[i].text):
                 continue
             m = fact.for_log(log).search(log.lines[i].text)
-            gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
+            gpu = _gpu_from_match(m.groupdict(), catalog) if m and fact.reads_log(log) else None
             if gpu is not None:
                 by_line.setdefault(i, []).append(_Sighting(gpu, fact.strength, log.lines[i]))
     # a line whose report names the card is read no further; one that gives only a capability ("GPU NVIDIA RTX A2000
@@ -190,7 +196,33 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
                 by_line[i] = [_Sighting(named[0][0], _MENTION_STRENGTH, log.lines[i])]
     if not by_line:
         by_line = _bare_gfx_sighting(log, catalog)
-    return [s for i in sorted(by_line) for s in by_line[i]]
+    sightings = [s for i in sorted(by_line) for s in by_line[i]]
+    return _amd_capabilities(sightings, log, catalog)
+
+
+def _amd_capabilities(sightings: list[_Sighting], log: LogText, catalog: Catalog) -> list[_Sighting]:
+    """A capability-only sighting that is the HIP version of the one AMD target the log names is that AMD device.
+
+    Why: HIP reports an AMD GPU's "compute capability" as its target's version (gfx1201 -> 12.0, gfx942 -> 9.4), and
+    PyTorch on ROCm and AMD's own tools print it ("AMD Radeon Graphics gfx1201 ... compute capability 12.0"); read
+    as NVIDIA's, 12.0 would be a Blackwell card and every fix would be for the wrong vendor.
+    """
+    if all(_named(s.gpu) for s in sightings):
+        return sightings
+    targets = {f"gfx{m.group(1).lower()}" for i in log.lines_matching(_GFX) for m in _GFX.finditer(log.lines[i].text)}
+    targets &= catalog.gfx_facts.keys()
+    if len(targets) != 1:
+        return sightings
+    (gfx,) = targets
+    device = next((s.gpu for s in sightings if _named(s.gpu) and s.gpu.gfx == gfx), None) or catalog.from_gfx(gfx)
+    return [_Sighting(device, s.strength, s.line) if not _named(s.gpu) and s.gpu.cc == hip_version(gfx) else s
+            for s in sightings]
+
+
+def hip_version(gfx: str) -> str:
+    """The "major.minor" HIP reports for an AMD target: gfx1201 -> "12.0", gfx90a -> "9.0", gfx1030 -> "10.3"."""
+    digits = gfx.lower().removeprefix("gfx")
+    return f"{int(digits[:-2])}.{int(digits[-2], 16)}"
 
 
 # not "gfx908_metadata.tn.model", nor "non-gfx942" (every other target)
@@ -235,7 +267,7 @@ def _wrapped_sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> dict[
             if not fact.reads(text):
                 continue
             m = pattern.search(text)
-            gpu = _gpu_from_match(m.groupdict(), catalog) if m else None
+            gpu = _gpu_from_match(m.groupdict(), catalog) if m and fact.reads_log(log) else None
             if gpu is not None:
                 found.setdefault(i, []).append(_Sighting(gpu, fact.strength, lines[i]))
     return found
