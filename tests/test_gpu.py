@@ -108,6 +108,9 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     # TensorRT "expects" the running GPU's capability; "got" is the engine's (TensorRT#564, a GTX 1060)
     ("The engine plan file is generated on an incompatible device, expecting compute 6.1 got compute 7.5, please rebuild.",
      "6.1"),
+    # ComfyUI-QwenVL: the RTX 4090 is the gate's example; the device is the capability after it
+    ("ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX 4090). Your GPU's capability is 8.6.",
+     "8.6"),
 ])
 def test_messages_that_report_the_devices_own_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
