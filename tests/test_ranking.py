@@ -99,3 +99,9 @@ def test_a_much_less_sure_root_cause_stays_below():
 def test_the_shipped_taxonomy_says_which_faults_cause_others(kb):
     assert "cuda-out-of-memory" in kb.explains["driver-too-old"]        # cuBLAS handles then fail to allocate
     assert "illegal-memory-access" in kb.explains["gpu-hardware-fault"]
+
+
+def test_a_line_two_signatures_of_one_entry_match_is_quoted_once(kb):
+    report = explain("RuntimeError: CUDA error: invalid device function\n", kb=kb)
+    lines = [e.line_no for e in report.diagnoses[0].evidence]
+    assert lines == sorted(set(lines))

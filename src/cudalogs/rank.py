@@ -76,7 +76,8 @@ def _diagnosis(entry: Entry, hits: list[Hit], line_text: Mapping[int, str], ctx:
     reading = read_entry(entry, env, log_has)
     specs = fix_specs(entry, reading)
     score, why = _score(entry, hits, log_has)
-    evidence = tuple(Evidence(h.line_no, line_text.get(h.line_no, h.text).strip()) for h in hits[:MAX_EVIDENCE])
+    # two signatures of one entry can match the same line: it is one piece of evidence
+    evidence = tuple(dict.fromkeys(Evidence(h.line_no, line_text.get(h.line_no, h.text).strip()) for h in hits))[:MAX_EVIDENCE]
     diagnosis = Diagnosis(
         id=entry.id, cls=reading.cls, title=fixes.render_title(reading.title, env), status=entry.status,
         confidence=round(score, 2), evidence=evidence, root_cause=fixes.render(reading.root_cause, env),
