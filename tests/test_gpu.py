@@ -408,6 +408,7 @@ def test_without_an_arch_list_the_extension_builders_arch_is_the_devices(kb):
     ("|   0  NVIDIA RTX 4000 SFF Ada ...    Off |   00000000:01:00.0 Off |", "NVIDIA RTX 4000 SFF Ada Generation"),
     ("Nvidia Quadro M2200 (GM206GLM)", "Quadro M2200"),
     ("mCudaDriverDeviceManagement.Device[0].Name: GeForce GT 430", "GeForce GT 430"),
+    ("Using device: GeForce GTX 560M  (Compute 2.1)", "GeForce GTX 560M"),
 ])
-def test_cards_met_in_round_sixteen_logs(kb, log, name):
+def test_cards_sampled_logs_named_that_the_catalog_lacked(kb, log, name):
     assert detect(log, kb).gpu.name == name
