@@ -56,8 +56,12 @@ def build(kb_dir: Path, data_dir: Path) -> dict[str, Any]:
 
 
 def dumps(bundle: dict[str, Any]) -> str:
-    """Stable text (sorted keys) so the staleness test compares like with like."""
-    return json.dumps(bundle, sort_keys=True, ensure_ascii=False, indent=0) + "\n"
+    """Stable text (sorted keys) so the staleness test compares like with like.
+
+    ASCII only (non-ASCII characters as \\u escapes): Python decodes and parses an all-ASCII file about twice as fast,
+    and every `explain` parses kb.json at start-up (2.5 MB: about 9 ms instead of 17 ms warm, more cold).
+    """
+    return json.dumps(bundle, sort_keys=True, ensure_ascii=True, indent=0) + "\n"
 
 
 def examples_path(path: Path) -> Path:
