@@ -71,3 +71,11 @@ def test_a_pattern_whose_literal_is_absent_is_never_compiled():
     for log in (_log("Epoch 1 loss 0.3", "saving checkpoint"), _log("epoch 1 loss 0.3")):
         scan(log, compiled), scan_joined(log, compiled)
     assert compiled[0]._pattern is None and compiled[0]._folded is None  # compiling every pattern costs ~130 ms
+
+
+def test_the_quick_rule_out_never_rules_out_a_literal_that_is_there():
+    """may_hold rules a literal out by its first and last three characters; it must never rule out one present."""
+    log = _log("Epoch 1 loss 0.3", "RuntimeError: CUDA error: no kernel image", "is available for execution")
+    assert log.may_hold("no kernel image") and log.may_hold("image\nis avail")   # across a line break too
+    assert log.may_hold("rr")                                                    # shorter than three: not ruled out
+    assert not log.may_hold("out of memory") and log.lines_with("out of memory") == []
