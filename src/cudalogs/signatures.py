@@ -324,8 +324,11 @@ def _candidate_starts(sig: CompiledSignature, finder: LogText) -> Iterable[int]:
     """Line indexes worth trying: those containing the literal (and, for windows, the lines before)."""
     if not sig.literals:
         return range(len(finder))
-    found = (finder.lines_with(sig.literals[0]) if finder.may_hold(sig.literals[0]) else []) if len(sig.literals) == 1 \
-        else sorted({i for literal in sig.literals if finder.may_hold(literal) for i in finder.lines_with(literal)})
+    present = [literal for literal in sig.literals if finder.may_hold(literal)]
+    if len(present) == 1:
+        found = finder.lines_with(present[0])  # already in order, one index per line
+    else:
+        found = sorted({i for literal in present for i in finder.lines_with(literal)})
     if sig.window == 1:
         return found
     starts: set[int] = set()
