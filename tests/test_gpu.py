@@ -412,3 +412,10 @@ def test_without_an_arch_list_the_extension_builders_arch_is_the_devices(kb):
 ])
 def test_cards_sampled_logs_named_that_the_catalog_lacked(kb, log, name):
     assert detect(log, kb).gpu.name == name
+
+
+def test_a_line_naming_variants_of_one_chip_gives_their_capability(kb):
+    """Several models on a line are a list, not a sighting, unless they share one capability: then it is known."""
+    log = 'I only have V100S GPU, and I got "RuntimeError: FlashAttention only supports Ampere GPUs or newer.". How to inference on V100 without Flash Attention?'
+    assert detect(log, kb).gpu.cc == "7.0"
+    assert detect("It works on an A100 but fails on the T4", kb).gpu is None

@@ -175,6 +175,8 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
         mentioned = catalog.mentions(log.lines[i].text)
         models = [g for g, _s, _o in mentioned if g.segment != SERIES] or [g for g, _s, _o in mentioned]
         names = {g.name for g in models}
+        if len(names) > 1 and len({(g.vendor, g.cc) for g in models}) == 1 and models[0].cc:
+            names = {models[0].name}  # variants of one chip ("V100S ... V100", "A100 / A800"): one capability
         if len(names) != 1:  # a list of several models is not a sighting
             if names:
                 lists.add(i)
