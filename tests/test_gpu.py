@@ -133,6 +133,7 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("2080ti 运行报错", "NVIDIA GeForce RTX 2080 Ti"),
     ("my RTX2080Ti crashes", "NVIDIA GeForce RTX 2080 Ti"),
     ("on a GTX1080", "NVIDIA GeForce GTX 1080"),
+    ("I tried running it on 5090, but it didn't work.", "NVIDIA GeForce RTX 5090"),   # "on" before a GeForce number
     ("two 3060ti cards", "NVIDIA GeForce RTX 3060 Ti"),
     ("使用v100在运行RL章节的示例", "Tesla V100"),              # no space between a name and Chinese words
     ("我电脑是独立显卡5060，选择CUDA加速后报错", "NVIDIA GeForce RTX 5060"),
@@ -207,6 +208,7 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
 
 @pytest.mark.parametrize("text", [
     "step 4090 of 10000",             # a bare model number is not taken for a GPU
+    "renders on 1080p screens",       # a resolution, not a GTX 1080
     "batch 4090 samples in 3 s",     # a number with no word for a card beside it
     "the t4 and l4 tiers",            # short data-centre names count only in capitals
     "flashed the L4T image",          # L4T (Jetson Linux) is not an L4

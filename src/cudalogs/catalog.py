@@ -46,9 +46,10 @@ _AFTER_NUMBER = (rf"(?:的?{_CARD_WORD}|笔记本|筆電|laptop|mobile|max-q|rtx
 # ("with my 3090", "mine is 3090", "我的1060"): a possessive before a GeForce model number is the user's card; or an
 # article or "using" ("got a 5090", "Running on a 3050", "using 3090", "single 4090"): these numbers are not
 # years a log would name, and a number that is a card's is followed by no unit (the lookahead below); a count
-# ("4x3090", "2*3090", "两张3090", "5块4090"), "use"/"switched to" in Chinese ("用3090跑", "换成5090"), "used", "model is".
+# ("4x3090", "2*3090", "两张3090", "5块4090"), "use"/"switched to" in Chinese ("用3090跑", "换成5090"), "used", "model is",
+# "on" ("running it on 5090"; not a server "listening on 3090").
 _BEFORE_NUMBER = (rf"(?:(?:{_CARD_WORD}|nvidia|geforce|英伟达|英偉達)(?:\s(?:is|was)|是|为|為|[:：])?|\bmy|\bmine is|我的"
-                  r"|\b(?:a|an|one|single|dual|using|used|model is)|(?<![\d.])\d{1,2} ?[x×*]|[张張块塊台用]|换成|換成)")
+                  r"|\b(?:a|an|one|single|dual|using|used|model is|(?<!listening )(?<!serving )(?<!bound )on)|(?<![\d.])\d{1,2} ?[x×*]|[张張块塊台用]|换成|換成)")
 BARE_MODEL = re.compile(
     rf"(?i)(?<![A-Za-z0-9_.+-])(?P<n1>[1-5]0[5-9]0|16[56]0)(?:(?P<s1>\s?(?:ti|super|s\b))?\s?{_AFTER_NUMBER}"
     rf"|(?P<s3>\ssuper)\b)"  # "a 4070 Super": the suffix alone says it is a card ("3090 Ti" is a catalog key)
