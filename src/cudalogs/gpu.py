@@ -211,8 +211,7 @@ def _amd_capabilities(sightings: list[_Sighting], log: LogText, catalog: Catalog
     """
     if all(_named(s.gpu) for s in sightings):
         return sightings
-    targets = {f"gfx{m.group(1).lower()}" for i in log.lines_matching(_GFX) for m in _GFX.finditer(log.lines[i].text)}
-    targets &= catalog.gfx_facts.keys()
+    targets = _named_targets(log, catalog)
     if len(targets) != 1:
         return sightings
     (gfx,) = targets
@@ -235,16 +234,22 @@ def _bare_gfx_sighting(log: LogText, catalog: Catalog) -> dict[int, list[_Sighti
     """An AMD target named alone in a log that names no GPU otherwise ("The GPU (gfx1031) is not supported",
     "GFX1103 fails"): the user's card, but only when it is the one target the whole log names (a list of
     supported targets, "gfx900 gfx906 gfx1030", names none)."""
-    seen: dict[str, int] = {}
-    for i in sorted(log.lines_matching(_GFX)):
-        for m in _GFX.finditer(log.lines[i].text):
-            gfx = f"gfx{m.group(1).lower()}"
-            if gfx in catalog.gfx_facts:  # a real target ("gfx000", ollama's placeholder, is none)
-                seen.setdefault(gfx, i)
+    seen = _named_targets(log, catalog)
     if len(seen) != 1:
         return {}
     (gfx, i), = seen.items()
     return {i: [_Sighting(catalog.from_gfx(gfx), _MENTION_STRENGTH, log.lines[i])]}
+
+
+def _named_targets(log: LogText, catalog: Catalog) -> dict[str, int]:
+    """Each real AMD target the log names ("gfx000", ollama's placeholder, is none), with the first line naming it."""
+    seen: dict[str, int] = {}
+    for i in sorted(log.lines_matching(_GFX)):
+        for m in _GFX.finditer(log.lines[i].text):
+            gfx = f"gfx{m.group(1).lower()}"
+            if gfx in catalog.gfx_facts:
+                seen.setdefault(gfx, i)
+    return seen
 
 
 WRAPPED_MAX_LINES = 5000

@@ -71,9 +71,10 @@ def _signature_hits(text: LogText, kb: KnowledgeBase, timeouts: list[str]) -> li
         # captures cut short too), so the rejoined reading of each entry comes first (rank takes the first hit's fields)
         return signatures.scan_joined(text, kb.compiled, timeouts, glue) + hits
     if _only_generic(hits, kb):
-        # nothing matched, or only generic messages: a specific one may have been broken by a wrapped paste
+        # nothing matched, or only generic messages: a specific one may have been broken by a wrapped paste (a word
+        # wrap: `glue` is [] here, so the joined pass does not work out the hard-wrap glue a second time)
         seen = {h.entry_id for h in hits}
-        hits = hits + [h for h in signatures.scan_joined(text, kb.compiled, timeouts) if h.entry_id not in seen]
+        hits = hits + [h for h in signatures.scan_joined(text, kb.compiled, timeouts, glue) if h.entry_id not in seen]
     return hits
 
 
