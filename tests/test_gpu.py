@@ -105,6 +105,8 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     ("PyTorch Current Device Capability: (8, 6)", "8.6"),
     ("your gpu arch (8, 9)", "8.9"),                                      # spconv
     ("ValueError: Unsupported CUDA architecture: sm87", "8.7"),           # SageAttention
+    # text-embeddings-inference: "runtime" is the device, "compile time" the image's build target
+    ("Could not start backend: Runtime compute cap 75 is not compatible with compile time compute cap 80", "7.5"),
     # TensorRT "expects" the running GPU's capability; "got" is the engine's (TensorRT#564, a GTX 1060)
     ("The engine plan file is generated on an incompatible device, expecting compute 6.1 got compute 7.5, please rebuild.",
      "6.1"),
