@@ -101,10 +101,12 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
      "7.5"),
     ("                     Compute Capability: 7.5", "7.5"),               # numba's cuda.detect()
     ("My GPU has a compute capability of 6.1, so it should work", "6.1"),  # a user's own words
+    ("The computing power of the graphics card is 8.6.", "8.6"),            # a translation of 算力
     ("GPU Compute Capability: 6.1, Driver API Version: 11.7, Runtime API Version: 11.7", "6.1"),  # PaddlePaddle
     ("PyTorch Current Device Capability: (8, 6)", "8.6"),
     ("your gpu arch (8, 9)", "8.9"),                                      # spconv
     ("ValueError: Unsupported CUDA architecture: sm87", "8.7"),           # SageAttention
+    ("[i 0503 16:10:21.331000 16 init.cc:62] Found cuda archs: [89,]", "8.9"),  # Jittor
     # text-embeddings-inference: "runtime" is the device, "compile time" the image's build target
     ("Could not start backend: Runtime compute cap 75 is not compatible with compile time compute cap 80", "7.5"),
     # TensorRT "expects" the running GPU's capability; "got" is the engine's (TensorRT#564, a GTX 1060)
@@ -221,6 +223,8 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "it took 1080 seconds",
     "I bought 2 3090",                    # a count alone does not make a number a card
     "`flshattF` is not supported because: requires A100 GPU",   # the GPU a kernel needs, not the user's
+    "Head dim > 64 backward requires A100 or H100",              # each name of a required list
+    "this kernel requires NVIDIA A100, H100",
     "only GPUs that have compute capability 8.0 or higher",      # a requirement, not the user's GPU
     "amdgpu too old gfx000",                                     # ollama's placeholder target
     "gfx1030 and gfx1100 are supported",                         # several targets name none
@@ -367,6 +371,7 @@ def test_the_mention_prefilter_finds_exactly_the_catalog_words(kb):
     ("|   0  NVIDIA RTX 4000 SFF Ada ...    Off |   00000000:01:00.0 Off |", "NVIDIA RTX 4000 SFF Ada Generation"),
     ("Nvidia Quadro M2200 (GM206GLM)", "Quadro M2200"),                   # a laptop Quadro with its chip
     ("mCudaDriverDeviceManagement.Device[0].Name: GeForce GT 430", "GeForce GT 430"),
+    ("I installed pytorch with conda and have a TitanV.", "NVIDIA TITAN V"),          # the name glued
     ("Using device: GeForce GTX 560M  (Compute 2.1)", "GeForce GTX 560M"),
 ])
 def test_laptop_vgpu_and_other_spellings_met_in_logs_name_the_card(kb, log, name):

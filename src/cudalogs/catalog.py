@@ -159,6 +159,7 @@ def _strip_prefixes(key: str) -> str:
 _OR_NEWER = re.compile(r"\+(?![A-Za-z0-9])|\s(?:or|and) (?:newer|later|above|higher|up)\b|\s(?:and|or) (?:better|beyond)\b", re.IGNORECASE)
 _OTHER_VENDORS_WORDS = {"nvidia": {"radeon", "amd"}, "amd": {"nvidia", "geforce", "gtx", "rtx", "quadro", "tesla"}}
 _REQUIREMENT_WORDS = {"requires", "require", "required", "needs", "need"}
+_LIST_WORDS = {"or", "and"}
 
 
 def _ruled_out_by(previous: str, gpu: Gpu) -> bool:
@@ -242,9 +243,12 @@ class Catalog:
             return []
         words = _words(text)
         out, i = [], 0
+        required_end = -2  # the last word of a name a requirement named ("requires A100"): a list may go on from it
         while i < len(words):
             if words[i][0] in self._first_words or _stem(words[i][0]) in self._first_words:
                 previous = words[i - 1][0] if i else ""
+                if i - 1 == required_end or (previous in _LIST_WORDS and i - 2 == required_end):
+                    previous = "requires"  # "requires A100 or H100", "needs A100, H100": the list's other names too
                 for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
                     key = " ".join(w for w, _s, _e in words[i: i + n])
                     short_ok = n == 1 and key in _SHORT_NAMES and text[words[i][1]: words[i][2]] == key.upper()
@@ -252,6 +256,10 @@ class Catalog:
                     if gpu is None and len(key) >= 4:
                         head, _sep, last = key.rpartition(" ")
                         gpu = self._by_key.get(f"{head} {_stem(last)}".lstrip())  # "nvidia h100s", "nvidia a16-8q"
+                    if gpu is not None and previous in _REQUIREMENT_WORDS:
+                        required_end = i + n - 1
+                        i += n - 1
+                        break
                     if gpu is not None and not _ruled_out_by(previous, gpu) \
                             and not _OR_NEWER.match(text, words[i + n - 1][2]):
                         out.append((gpu, text[words[i][1]: words[i + n - 1][2]], words[i][1]))
