@@ -171,6 +171,7 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("We run 8 NVIDIA H100s in a node", "NVIDIA H100"),          # a plural
     ("two RTX 3090s", "NVIDIA GeForce RTX 3090"),
     ("my RTX 2070s", "NVIDIA GeForce RTX 2070 SUPER"),           # ...but 2070s is a SUPER
+    ("My GPUs are a pair of 3060s 12gb", "NVIDIA GeForce RTX 3060"),  # no 3060 SUPER exists: a plural
     ("GPU 0: NVIDIA A16-8Q", "NVIDIA A16"),                      # a vGPU profile
     ("name: GeForce RTX 2070 major: 7 minor: 5 memoryClockRate(GHz): 1.62", "NVIDIA GeForce RTX 2070"),
     ("RTX-5090D crashes", "NVIDIA GeForce RTX 5090 D"),

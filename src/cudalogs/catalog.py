@@ -276,13 +276,13 @@ class Catalog:
         for m in BARE_MODEL.finditer(text):
             number = m.group("n1") or m.group("n2")
             suffix = (m.group("s1") or m.group("s2") or m.group("s3") or "").strip().lower()
-            suffix = "super" if suffix == "s" else suffix  # "2070S"
-            for series in ("rtx", "gtx"):
-                gpu = self._by_key.get(f"{series} {number} {suffix}".strip())
-                if gpu is not None:
-                    start = m.start("n1") if m.group("n1") else m.start("n2")
-                    out.append((gpu, f"{number}{suffix}", start))
-                    break
+            # "2070S" is the Super; "3060s" (no 3060 Super exists) is a plural: "a pair of 3060s 12gb"
+            suffixes = ("super", "") if suffix == "s" else (suffix,)
+            found = next(((g, sfx) for sfx in suffixes for series in ("rtx", "gtx")
+                          if (g := self._by_key.get(f"{series} {number} {sfx}".strip())) is not None), None)
+            if found is not None:
+                start = m.start("n1") if m.group("n1") else m.start("n2")
+                out.append((found[0], f"{number}{found[1]}", start))
         return out
 
     def suggest(self, name: str, n: int = 3) -> list[str]:
