@@ -79,3 +79,14 @@ def test_the_quick_rule_out_never_rules_out_a_literal_that_is_there():
     assert log.may_hold("no kernel image") and log.may_hold("image\nis avail")   # across a line break too
     assert log.may_hold("rr")                                                    # shorter than three: not ruled out
     assert not log.may_hold("out of memory") and log.lines_with("out of memory") == []
+
+
+def test_the_literal_index_picks_exactly_the_signatures_the_rule_out_would_try(kb):
+    """SignatureList.worth_trying is a faster form of asking may_hold for each signature's literals: same answer."""
+    compiled = kb.compiled
+    for log in (_log("Epoch 1 loss 0.3", "saving checkpoint"),
+                _log("RuntimeError: CUDA error: no kernel image is available for execution on the device"),
+                _log("ggml_cuda_init: found 1 CUDA devices:", "  Device 0: Tesla T4, compute capability 7.5",
+                     "CUDA error: the requested functionality is not supported")):
+        expected = [sig for sig in compiled if not sig.literals or any(log.may_hold(lit) for lit in sig.literals)]
+        assert compiled.worth_trying(log) == expected

@@ -17,7 +17,7 @@ from cudalogs.gpu import LogFacts
 from cudalogs.kb import bundle as kb_bundle
 from cudalogs.kb.load import entry_from_dict, signature_from_dict
 from cudalogs.model import Entry
-from cudalogs.signatures import CompiledSignature, compile_signatures
+from cudalogs.signatures import SignatureList, compile_signatures
 
 PREFILTER_WORDS = ("capability", "gpu", "cuda", "nvidia", "error", "rocm", "hip", "device")
 
@@ -67,7 +67,7 @@ class KnowledgeBase:
     features: list[dict[str, Any]] = field(default_factory=list)
     _data: dict[str, Any] = field(default_factory=dict, repr=False)
     _digest: str = ""
-    _compiled: list[CompiledSignature] | None = None
+    _compiled: SignatureList | None = None
     _prefilter_words: tuple[str, ...] | None = None
 
     @classmethod
@@ -89,7 +89,7 @@ class KnowledgeBase:
         return {cls: frozenset(info.get("explains", ())) for cls, info in self.taxonomy.items() if info.get("explains")}
 
     @property
-    def compiled(self) -> list[CompiledSignature]:
+    def compiled(self) -> SignatureList:
         """Signatures compiled on first use (validate reports bad patterns before this runs)."""
         if self._compiled is None:
             self._compiled = compile_signatures((raw["id"], [signature_from_dict(sig) for sig in raw["signatures"]])

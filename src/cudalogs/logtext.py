@@ -54,10 +54,15 @@ class LogText:
         """
         if len(literal) < 3:
             return True
+        trigrams = self.trigrams()
+        return literal[:3] in trigrams and literal[-3:] in trigrams
+
+    def trigrams(self) -> set[str]:
+        """Every three-character run of the lowercase text (built on first use)."""
         if self._trigrams is None:
             low = self.lower
             self._trigrams = {low[i:i + 3] for i in range(len(low) - 2)}
-        return literal[:3] in self._trigrams and literal[-3:] in self._trigrams
+        return self._trigrams
 
     def lines_with(self, literal: str) -> list[int]:
         """Indexes of the lines whose lowercase text contains `literal` (itself lowercase), in order."""
