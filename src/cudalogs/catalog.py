@@ -163,10 +163,9 @@ _LIST_WORDS = {"or", "and"}
 
 
 def _ruled_out_by(previous: str, gpu: Gpu) -> bool:
-    """Whether the word before a name says it is not the user's GPU: another vendor's word ("GeForce GTX 780M" is not
-    AMD's Radeon 780M, reached through the bare "780m"), or a requirement ("requires A100 GPU", an xFormers
-    operator's reason, names the GPU a kernel needs)."""
-    return previous in _REQUIREMENT_WORDS or previous in _OTHER_VENDORS_WORDS.get(gpu.vendor, set())
+    """Whether the word before a name says it is another vendor's card ("GeForce GTX 780M" is not AMD's Radeon 780M,
+    reached through the bare "780m")."""
+    return previous in _OTHER_VENDORS_WORDS.get(gpu.vendor, set())
 
 
 @dataclass
@@ -247,8 +246,10 @@ class Catalog:
         while i < len(words):
             if words[i][0] in self._first_words or _stem(words[i][0]) in self._first_words:
                 previous = words[i - 1][0] if i else ""
-                if i - 1 == required_end or (previous in _LIST_WORDS and i - 2 == required_end):
-                    previous = "requires"  # "requires A100 or H100", "needs A100, H100": the list's other names too
+                # a requirement names the GPU a kernel needs, not the user's ("requires A100 GPU", an xFormers
+                # operator's reason), and so does the rest of its list ("requires A100 or H100", "needs A100, H100")
+                required = previous in _REQUIREMENT_WORDS or i - 1 == required_end \
+                    or (previous in _LIST_WORDS and i - 2 == required_end)
                 for n in range(min(_MAX_WORDS, len(words) - i), 0, -1):
                     key = " ".join(w for w, _s, _e in words[i: i + n])
                     short_ok = n == 1 and key in _SHORT_NAMES and text[words[i][1]: words[i][2]] == key.upper()
@@ -256,7 +257,7 @@ class Catalog:
                     if gpu is None and len(key) >= 4:
                         head, _sep, last = key.rpartition(" ")
                         gpu = self._by_key.get(f"{head} {_stem(last)}".lstrip())  # "nvidia h100s", "nvidia a16-8q"
-                    if gpu is not None and previous in _REQUIREMENT_WORDS:
+                    if gpu is not None and required:
                         required_end = i + n - 1
                         i += n - 1
                         break
