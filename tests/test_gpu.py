@@ -107,6 +107,7 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     ("your gpu arch (8, 9)", "8.9"),                                      # spconv
     ("ValueError: Unsupported CUDA architecture: sm87", "8.7"),           # SageAttention
     ("[i 0503 16:10:21.331000 16 init.cc:62] Found cuda archs: [89,]", "8.9"),  # Jittor
+    ("AssertionError: sm61 not supported yet.", "6.1"),                   # TVM's CUTLASS tables (MLC LLM)
     # text-embeddings-inference: "runtime" is the device, "compile time" the image's build target
     ("Could not start backend: Runtime compute cap 75 is not compatible with compile time compute cap 80", "7.5"),
     # TensorRT "expects" the running GPU's capability; "got" is the engine's (TensorRT#564, a GTX 1060)
