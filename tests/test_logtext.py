@@ -44,6 +44,14 @@ def test_an_alternation_of_two_spellings_is_prefiltered_by_either():
     assert prefilter_literals(r"no kernel image (?P<x>\d+)") == ("no kernel image ",)
 
 
+def test_two_chinese_characters_are_literal_enough_where_two_latin_ones_are_not():
+    """The 4+ rule weighs a CJK character as two: "显存" (GPU memory) is as rare in logs as "cuda"."""
+    from cudalogs.signatures import prefilter_literals
+
+    assert prefilter_literals(r"显存(?:溢出|爆了)|爆显存") == ("显存", "爆显存")
+    assert prefilter_literals(r"ab(?:cd|ef)|gh") == ()
+
+
 def test_a_log_without_a_single_capital_counts_as_lowercased():
     assert _log("runtimeerror: cuda error: no kernel image", "device 0: tesla t4").case_folded
     assert not _log("RuntimeError: CUDA error", "ok").case_folded

@@ -101,6 +101,19 @@ def compile_signatures(by_entry: Iterable[tuple[str, Sequence[Signature]]]) -> S
                          for entry_id, sigs in by_entry for i, sig in enumerate(sigs))
 
 
+MIN_LITERAL_WEIGHT = 4  # see literal_weight
+
+
+def literal_weight(text: str) -> int:
+    """How selective a literal is, for the 4+ rule: its characters, a CJK one (or other wide script) counting two.
+
+    Why: the rule keeps a pattern from being tried on every line of every log; four Latin characters ("cuda")
+    rarely occur by chance, and neither do two Chinese ones ("显存", GPU memory) or three ("爆显存"), which carry a
+    word each. Counting characters alone rejected the commonest Chinese words for a failure.
+    """
+    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
+
+
 def required_literal(pattern: str) -> str:
     """The longest run of literal characters every match must contain, lowercased ("" if none).
 
@@ -135,14 +148,14 @@ def required_literal(pattern: str) -> str:
         run = []
     best = max(best, "".join(run), key=len)
     best = best.split("\n")[0]
-    return best.lower() if len(best) >= 4 else ""
+    return best.lower() if literal_weight(best) >= MIN_LITERAL_WEIGHT else ""
 
 
 def prefilter_literals(pattern: str) -> tuple[str, ...]:
     """What a line must contain for `pattern` to match there: its required literal, else one per top-level
     alternative (`cudaErrorX|CUDA_ERROR_X`); () when neither exists and every line must be tried."""
     literal = required_literal(pattern)
-    return (literal,) if literal else branch_literals(pattern, min_len=4)
+    return (literal,) if literal else branch_literals(pattern, min_len=MIN_LITERAL_WEIGHT)
 
 
 def branch_literals(pattern: str, min_len: int = 2) -> tuple[str, ...]:
@@ -172,7 +185,7 @@ def branch_literals(pattern: str, min_len: int = 2) -> tuple[str, ...]:
             else:
                 best, run = max(best, "".join(run), key=len), []
         best = max(best, "".join(run), key=len).split("\n")[0]
-        if len(best) < min_len:
+        if literal_weight(best) < min_len:
             return ()
         out.append(best.lower())
     return tuple(out)

@@ -13,7 +13,7 @@ from typing import Any
 
 import regex
 
-from cudalogs.signatures import prefilter_literals
+from cudalogs.signatures import MIN_LITERAL_WEIGHT, literal_weight, prefilter_literals
 
 from cudalogs import conditions
 from cudalogs.fixes import ENV_FIELDS, GPU_FIELDS
@@ -93,10 +93,13 @@ def _check_signatures(raw: dict[str, Any], bad: Any) -> set[str]:
             continue
         groups |= set(regex.compile(pattern).groupindex)
         literal = sig.get("literal")
-        if literal is not None and (not isinstance(literal, str) or literal != literal.lower() or len(literal) < 4):
-            bad(f"signatures[{i}].literal", "lowercase text of 4+ characters that every match contains")
+        if literal is not None and (not isinstance(literal, str) or literal != literal.lower()
+                                    or literal_weight(literal) < MIN_LITERAL_WEIGHT):
+            bad(f"signatures[{i}].literal", "lowercase text of 4+ characters (a CJK character counts two) that every "
+                                            "match contains")
         elif literal is None and not prefilter_literals(pattern):
-            bad(where, "no fixed text of 4+ characters that every match must contain (nor one in each top-level "
+            bad(where, "no fixed text of 4+ characters (a CJK character counts two) that every match must contain (nor "
+                       "one in each top-level "
                        "alternative), so every line of every log would be tried; put a message word outside the "
                        "alternation, or add literal = \"...\" (lowercase text every match contains)")
         window = sig.get("window", 1)
