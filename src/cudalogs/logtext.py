@@ -14,6 +14,12 @@ from collections.abc import Sequence
 from cudalogs.model import Line
 
 
+def rule_out_keys(literal: str) -> tuple[str, str] | None:
+    """The first and last three characters of `literal`: a text lacking either cannot hold it. None when the
+    literal is too short to be ruled out this way. One definition for LogText.may_hold and the signature index."""
+    return (literal[:3], literal[-3:]) if len(literal) >= 3 else None
+
+
 class LogText:
     """Lines plus their joined text ("\\n" between lines) and lowercase text, with offset -> line lookups.
 
@@ -52,10 +58,11 @@ class LogText:
         two set lookups rule most of them out, where a full scan of the text for each costs about twice as much in all.
         Not for a few words over a big text (the streaming prefilter): there building the set costs more than it saves.
         """
-        if len(literal) < 3:
+        keys = rule_out_keys(literal)
+        if keys is None:
             return True
         trigrams = self.trigrams()
-        return literal[:3] in trigrams and literal[-3:] in trigrams
+        return keys[0] in trigrams and keys[1] in trigrams
 
     def trigrams(self) -> set[str]:
         """Every three-character run of the lowercase text (built on first use)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import regex
 
-from cudalogs.logtext import LogText
+from cudalogs.logtext import LogText, rule_out_keys
 from cudalogs.model import Entry, Hit, Line, Signature
 from cudalogs.normalize import strip_prefix
 
@@ -86,11 +86,12 @@ class SignatureList(list[CompiledSignature]):
         by_first: dict[str, list[tuple[str, int]]] = {}
         always = []
         for position, sig in enumerate(self):
-            if not sig.literals or any(len(literal) < 3 for literal in sig.literals):
+            keys = [k for k in map(rule_out_keys, sig.literals) if k is not None]
+            if not sig.literals or len(keys) < len(sig.literals):  # a literal too short to rule out: always tried
                 always.append(position)
                 continue
-            for literal in sig.literals:
-                by_first.setdefault(literal[:3], []).append((literal[-3:], position))
+            for first, last in keys:
+                by_first.setdefault(first, []).append((last, position))
         self._by_first, self._always = by_first, tuple(always)
 
 
@@ -155,14 +156,15 @@ def prefilter_literals(pattern: str) -> tuple[str, ...]:
     """What a line must contain for `pattern` to match there: its required literal, else one per top-level
     alternative (`cudaErrorX|CUDA_ERROR_X`); () when neither exists and every line must be tried."""
     literal = required_literal(pattern)
-    return (literal,) if literal else branch_literals(pattern, min_len=MIN_LITERAL_WEIGHT)
+    return (literal,) if literal else branch_literals(pattern, min_weight=MIN_LITERAL_WEIGHT)
 
 
-def branch_literals(pattern: str, min_len: int = 2) -> tuple[str, ...]:
+def branch_literals(pattern: str, min_weight: int = 2) -> tuple[str, ...]:
     """For a top-level alternation, one required lowercase literal per branch; () if any branch has none.
 
     A prefilter for patterns such as OS hints (`\\bWindows\\b|\\.dll\\b|...`): the pattern can only
-    match where one of these literals occurs, so a text holding none of them is skipped unscanned.
+    match where one of these literals occurs, so a text holding none of them is skipped unscanned. Each branch's
+    literal must weigh `min_weight` (literal_weight: a CJK character counts two).
     """
     try:
         import re._parser as sre_parse  # type: ignore[import-not-found]
@@ -185,7 +187,7 @@ def branch_literals(pattern: str, min_len: int = 2) -> tuple[str, ...]:
             else:
                 best, run = max(best, "".join(run), key=len), []
         best = max(best, "".join(run), key=len).split("\n")[0]
-        if literal_weight(best) < min_len:
+        if literal_weight(best) < min_weight:
             return ()
         out.append(best.lower())
     return tuple(out)
