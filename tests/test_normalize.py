@@ -99,6 +99,25 @@ def test_web_page_spaces_and_curly_quotes_become_plain():
     assert [line.text for line in lines(copied)] == ["no kernel image is available 'here' \"now\""]
 
 
+def _spelled_out(text):
+    """How a console shows UTF-16 text read byte by byte: each character followed by a space (its NUL byte)."""
+    return "".join(c + " " for c in text).rstrip()
+
+
+def test_a_line_spelled_out_character_by_character_reads_as_the_line():
+    message = "[E:onnxruntime:Default, provider_bridge_ort.cc:1539] LoadLibrary failed with error 126"
+    assert [line.text for line in lines(_spelled_out(message))] == [message]
+
+
+@pytest.mark.parametrize("line", [
+    " | _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _",        # a box drawn with underscores
+    "// * * * * * * * * * * * * * * * * * * * * * //",   # a comment banner
+    "a b c d e",                                          # short: just text
+])
+def test_lines_of_spaced_symbols_stay_as_they_are(line):
+    assert [found.text for found in lines(line)] == [line]
+
+
 def _gutterless(text):
     from cudalogs.normalize import without_gutter
 

@@ -75,7 +75,10 @@ class Stats:
 
 def clean(text: str) -> str:
     """Remove ANSI escapes and stray control characters from one line; decode HTML character references;
-    make web-page spaces and quotes plain (see _PLAIN)."""
+    make web-page spaces and quotes plain (see _PLAIN); join a line spelled out character by character (see
+    unspaced)."""
+    if (text[1:2] == " " or text[2:3] == " ") and _spelled_out(text):
+        text = unspaced(text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if "&" in text and _ENTITY.search(text):
@@ -85,6 +88,24 @@ def clean(text: str) -> str:
     if text.isprintable():  # the common case, checked in C without running a regex
         return text
     return _CONTROL.sub("", text)
+
+
+SPELLED_OUT_MIN = 24  # characters (with their spaces) before a line counts as spelled out: "a b c" is just text
+
+
+def _spelled_out(text: str) -> bool:
+    """True for a line whose every second character is a space and which has letters or digits between them."""
+    body = text.strip()
+    return (len(body) >= SPELLED_OUT_MIN and body[1::2].isspace()
+            and sum(c.isalnum() for c in body[::2]) * 2 >= len(body) // 2)
+
+
+def unspaced(text: str) -> str:
+    """The line a Windows program wrote as UTF-16 and a console or paste showed byte by byte, each character followed
+    by a space where its NUL byte was ("L o a d L i b r a r y   f a i l e d", ONNX Runtime's errors in cmd.exe): the
+    characters joined again, a run of three spaces (a space and its NUL) being the space between two words."""
+    words = text.strip().split("   ")
+    return " ".join(word.replace(" ", "") for word in words)
 
 
 def strip_prefix(text: str) -> str:
