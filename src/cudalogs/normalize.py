@@ -94,10 +94,10 @@ SPELLED_OUT_MIN = 24  # characters (with their spaces) before a line counts as s
 
 
 def _spelled_out(text: str) -> bool:
-    """True for a line whose every second character is a space and which has letters or digits between them."""
+    """True for a line whose every second character is a space, at least half of the others letters or digits."""
     body = text.strip()
-    return (len(body) >= SPELLED_OUT_MIN and body[1::2].isspace()
-            and sum(c.isalnum() for c in body[::2]) * 2 >= len(body) // 2)
+    chars = body[::2]
+    return len(body) >= SPELLED_OUT_MIN and body[1::2].isspace() and 2 * sum(c.isalnum() for c in chars) >= len(chars)
 
 
 def unspaced(text: str) -> str:
