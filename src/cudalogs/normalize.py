@@ -77,7 +77,7 @@ def clean(text: str) -> str:
     """Remove ANSI escapes and stray control characters from one line; decode HTML character references;
     make web-page spaces and quotes plain (see _PLAIN); join a line spelled out character by character (see
     unspaced)."""
-    if (text[1:2] == " " or text[2:3] == " ") and _spelled_out(text):
+    if _spelled_out(text):
         text = unspaced(text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
@@ -95,6 +95,8 @@ SPELLED_OUT_MIN = 24  # characters (with their spaces) before a line counts as s
 
 def _spelled_out(text: str) -> bool:
     """True for a line whose every second character is a space, at least half of the others letters or digits."""
+    if text[1:2] != " " and text[2:3] != " ":  # most lines: no space among the first characters (one side indented)
+        return False
     body = text.strip()
     chars = body[::2]
     return len(body) >= SPELLED_OUT_MIN and body[1::2].isspace() and 2 * sum(c.isalnum() for c in chars) >= len(chars)

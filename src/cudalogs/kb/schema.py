@@ -98,10 +98,10 @@ def _check_signatures(raw: dict[str, Any], bad: Any) -> set[str]:
             bad(f"signatures[{i}].literal", "lowercase text of 4+ characters (a CJK character counts two) that every "
                                             "match contains")
         elif literal is None and not prefilter_literals(pattern):
-            bad(where, "no fixed text of 4+ characters (a CJK character counts two) that every match must contain (nor "
-                       "one in each top-level "
-                       "alternative), so every line of every log would be tried; put a message word outside the "
-                       "alternation, or add literal = \"...\" (lowercase text every match contains)")
+            bad(where, "no fixed text of 4+ characters (a CJK character counts two) that every match must contain "
+                       "(nor one in each top-level alternative), so every line of every log would be tried; put a "
+                       "message word outside the alternation, or add literal = \"...\" (lowercase text every match "
+                       "contains)")
         window = sig.get("window", 1)
         if not isinstance(window, int) or not 1 <= window <= 10:
             bad(f"signatures[{i}].window", "an integer from 1 to 10 (lines the pattern may span)")
