@@ -116,6 +116,12 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     # ComfyUI-QwenVL: the RTX 4090 is the gate's example; the device is the capability after it
     ("ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX 4090). Your GPU's capability is 8.6.",
      "8.6"),
+    # vLLM's kernel selection: the minimum first, the device second (two spaces as printed, vllm#30602)
+    ("MacheteLinearKernel requires capability 90, current compute  capability is 75", "7.5"),
+    ("ERROR: Can't start miner, GPU architecture CC 8.6 is not supported by CUDA v10.0", "8.6"),   # T-Rex
+    ("compute capability mismatch for device 0: wanted 6.1, have 3.7", "3.7"),                     # kmcuda
+    ("java.lang.RuntimeException: Device architecture 61 is unsupported.", "6.1"),                # cudf-spark
+    ("-- Autodetected CUDA architecture(s):  8.6", "8.6"),                                         # CMake FindCUDA
 ])
 def test_messages_that_report_the_devices_own_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
@@ -205,6 +211,7 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("1650SUPER", "NVIDIA GeForce GTX 1650 SUPER"),
     ("Graphics Card: Nvidia Quadro P600", "Quadro P600"),
     ("My PC is RTX2060.I appreciate it greatly", "NVIDIA GeForce RTX 2060"),  # the next sentence glued to the name
+    ("but I use RTX3090.How could I solve it?", "NVIDIA GeForce RTX 3090"),  # ... its first word capitalised
     ("on a B200GPU the kernel fails", "NVIDIA B200"),
     ("won't work win 11 , RTX-5060ti-16GB", "NVIDIA GeForce RTX 5060 Ti"),
 ])
@@ -220,6 +227,7 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "flashed the L4T image",          # L4T (Jetson Linux) is not an L4
     "set TILE=A2 and P4 in the config",  # A2 / P4 are too often something else
     "flag 0xff set",                      # hex, not a count before a name
+    "see configs/rtx3090.yaml for the settings",   # a file name after a name's stop is no sentence
     "prices in the 2070s",                # a bare number with a suffix but no word for a card
     "port 3090 is in use",
     "it took 1080 seconds",

@@ -20,9 +20,11 @@ _PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ", "instinct ")  #
 # "CentOS6.3+P40+CUDA9.0" or "cuda10.1+rtx2080".
 _WORD = re.compile(r"\d{1,3}[x×*](?=[A-WYZa-wyz])|[A-Za-z0-9_.-]+")  # "8xA100" is 8 x A100; "RTX 30xx" a series
 # A sentence's full stop may follow a name: "a GTX 1080.", even unspaced before the next sentence's first word when
-# that is one letter ("My PC is RTX2060.I appreciate", "gtx 1070.i changed"); a file name ("h100.yaml") is no name.
-_WORD_END = r"(?![A-Za-z0-9_-]|\.[A-Za-z0-9_](?![\s,;:!?)]|$))"
-_SENTENCE_GLUED = re.compile(r"(?<=\d)\.[A-Za-z]$")
+# that is one letter ("My PC is RTX2060.I appreciate", "gtx 1070.i changed") or a capitalised word ("but I use
+# RTX3090.How could I solve it?"); a file name ("h100.yaml") is no name. _WORD_END is matched on lowercased text, so
+# it lets any word through after the stop; _SENTENCE_GLUED, on the text as written, keeps only a capitalised one.
+_WORD_END = r"(?![A-Za-z0-9_-]|\.(?![A-Za-z][a-z]+[\s,;:!?])[A-Za-z0-9_](?![\s,;:!?)]|$))"
+_SENTENCE_GLUED = re.compile(r"(?<=\d)\.(?:[A-Za-z]|[A-Z][a-z]+)$")
 _MAX_WORDS = 7
 _FAMILY_BY_MAJOR = {3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
 
