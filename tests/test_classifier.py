@@ -70,6 +70,7 @@ def test_analyze_gives_words_and_bigrams():
     ("训练时报错 CUDA out of memory", True),
     ("I have no GPU usage, and my VRAM is empty", True),   # a report in words
     ("ollama is not using my gpu", True),
+    ("        raise NotImplementedError(msg)\n    NotImplementedError: No operator found for `memory_efficient_", True),
     ("Can I run this model on a V100?", False),
     ("用bf16微调的模型，能在V100上跑吗？", False),          # a question: nothing failed
     ("Does flash attention 2 support A40 when the head dim >= 128?", False),

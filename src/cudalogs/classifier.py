@@ -49,9 +49,10 @@ _HARMLESS = re.compile(
     r"onednn custom operations are on|a matching triton is not available")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
 # only on such a text: a question ("can a bf16 model run on a V100?") or a healthy log that merely names the same
-# things must not get a diagnosis, however close its words are to a fault's.
+# things must not get a diagnosis, however close its words are to a fault's. "error" counts inside a word too: a
+# Python exception's name ("NotImplementedError: No operator found" at the end of a traceback whose header was cut).
 _FAILURE_CUE = re.compile(
-    r"\berror|exception|traceback|failed|failure|fatal|abort|crash|assert|segmentation fault|core dumped|"
+    r"error|exception|traceback|failed|failure|fatal|abort|crash|assert|segmentation fault|core dumped|"
     r"(?:does ?n[o']t|do ?n[o']t|is ?n[o']t|wo ?n[o']t|not) (?:work|run|start|load|use|using|utiliz|detect|recogni)|"
     r"can ?n?o?[o']?t (?:run|use|load|start|find|detect)|unable to|\bno gpu usage|"
     r"out of memory|\boom\b|报错|错误|失败|崩溃|无法|不能用|用不了|跑不起来|显存不足|爆显存|エラー|오류|ошибк")
