@@ -122,6 +122,10 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     ("compute capability mismatch for device 0: wanted 6.1, have 3.7", "3.7"),                     # kmcuda
     ("java.lang.RuntimeException: Device architecture 61 is unsupported.", "6.1"),                # cudf-spark
     ("-- Autodetected CUDA architecture(s):  8.6", "8.6"),                                         # CMake FindCUDA
+    (" * GPU #0       PCI:0000:01:00 GeForce GT 630 @ 1620/650 MHz 4x16 8x25 arch:21 SMX:2", "2.1"),  # xmrig-nvidia
+    ("GPU #0: GeForce GTS 250, 512 MB available, 16 compute units, capability: 1.1", "1.1"),       # Claymore
+    ('Device[0]: cores = 448; computeCapability = 2.0; type = "Tesla S2050"; total memory', "2.0"),  # CNTK
+    ("[guppy/info] CUDA device 0 (compute 7.5) initialised, memory limit 11554258944B", "7.5"),     # Guppy
 ])
 def test_messages_that_report_the_devices_own_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
