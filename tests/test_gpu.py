@@ -126,6 +126,7 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     ("GPU #0: GeForce GTS 250, 512 MB available, 16 compute units, capability: 1.1", "1.1"),       # Claymore
     ('Device[0]: cores = 448; computeCapability = 2.0; type = "Tesla S2050"; total memory', "2.0"),  # CNTK
     ("[guppy/info] CUDA device 0 (compute 7.5) initialised, memory limit 11554258944B", "7.5"),     # Guppy
+    ("Compute capability: (12, 0)", "12.0"),                           # a printout of get_device_capability()
 ])
 def test_messages_that_report_the_devices_own_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
@@ -216,6 +217,7 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("Graphics Card: Nvidia Quadro P600", "Quadro P600"),
     ("My PC is RTX2060.I appreciate it greatly", "NVIDIA GeForce RTX 2060"),  # the next sentence glued to the name
     ("but I use RTX3090.How could I solve it?", "NVIDIA GeForce RTX 3090"),  # ... its first word capitalised
+    ("My configuration: PyTorch 2.0.0, CUDA 11.7, GPU 3060, GPU computing power is 8.6", "NVIDIA GeForce RTX 3060"),
     ("on a B200GPU the kernel fails", "NVIDIA B200"),
     ("won't work win 11 , RTX-5060ti-16GB", "NVIDIA GeForce RTX 5060 Ti"),
 ])
@@ -261,6 +263,11 @@ def test_short_or_bare_tokens_that_are_not_gpus(kb, text):
 ])
 def test_one_amd_target_named_alone_is_the_users_gpu(kb, text, gfx):
     assert detect(text, kb).gpu.gfx == gfx
+
+
+def test_an_amd_target_stated_as_a_minimum_is_not_the_users_gpu(kb):
+    note = "relion needs at least NVIDIA GPUs with compute 5.0 or AMD MI GPUs with archtiecture gfx906"  # RELION
+    assert detect(note, kb).gpu is None
 
 
 @pytest.mark.parametrize(("log", "name"), [

@@ -194,8 +194,11 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
         # good as a name they write ("Found this issue on my 5080 ... misdetected as (sm100/B200)": the earlier wins)
         for i in sorted(log.lines_matching(BARE_MODEL) - lists):  # nor is a bare number beside such a list
             named = catalog.bare_models(log.lines[i].text)
-            if len({g.name for g, _s, _o in named}) == 1 and all(s.strength < _MENTION_STRENGTH for s in by_line.get(i, [])):
-                by_line[i] = [_Sighting(named[0][0], _MENTION_STRENGTH, log.lines[i])]
+            if len({g.name for g, _s, _o in named}) == 1 and all(s.strength < _MENTION_STRENGTH or not _named(s.gpu)
+                                                                 for s in by_line.get(i, [])):
+                # beside a capability the same words state ("GPU 3060, GPU computing power is 8.6"), the name wins
+                kept = [s for s in by_line.get(i, []) if s.strength >= _MENTION_STRENGTH]
+                by_line[i] = kept + [_Sighting(named[0][0], _MENTION_STRENGTH, log.lines[i])]
     if not by_line:
         by_line = _bare_gfx_sighting(log, catalog)
     sightings = [s for i in sorted(by_line) for s in by_line[i]]
@@ -233,11 +236,14 @@ _GFX = re.compile(r"(?i)(?<![A-Za-z0-9_])(?<!non-)gfx([0-9][0-9a-f]{2,3})(?![0-9
 def _bare_gfx_sighting(log: LogText, catalog: Catalog) -> dict[int, list[_Sighting]]:
     """An AMD target named alone in a log that names no GPU otherwise ("The GPU (gfx1031) is not supported",
     "GFX1103 fails"): the user's card, but only when it is the one target the whole log names (a list of
-    supported targets, "gfx900 gfx906 gfx1030", names none)."""
+    supported targets, "gfx900 gfx906 gfx1030", names none), and not on a line that states a minimum ("needs at
+    least NVIDIA GPUs with compute 5.0 or AMD MI GPUs with architecture gfx906", RELION's start-up note)."""
     seen = _named_targets(log, catalog)
     if len(seen) != 1:
         return {}
     (gfx, i), = seen.items()
+    if _REQUIREMENT.search(log.lines[i].text):
+        return {}
     return {i: [_Sighting(catalog.from_gfx(gfx), _MENTION_STRENGTH, log.lines[i])]}
 
 
