@@ -443,3 +443,15 @@ def test_a_line_naming_variants_of_one_chip_gives_their_capability(kb):
     log = 'I only have V100S GPU, and I got "RuntimeError: FlashAttention only supports Ampere GPUs or newer.". How to inference on V100 without Flash Attention?'
     assert detect(log, kb).gpu.cc == "7.0"
     assert detect("It works on an A100 but fails on the T4", kb).gpu is None
+
+
+@pytest.mark.parametrize(("log", "inside"), [
+    ("fauxpilot-triton-1         | W0907 pinned_memory_manager.cc:236] no CUDA-capable device is detected", True),
+    ("$ docker run -it --rm ghcr.io/leejet/stable-diffusion.cpp:master-cuda", True),
+    ("root@3f2a1b4c5d6e:/workspace# python train.py", True),
+    ("RuntimeError: Found no NVIDIA driver on your system.", False),
+    ("the matrix is decomposed into blocks", False),   # "compose" only as a word of its own
+])
+def test_the_log_says_whether_it_runs_in_a_container(kb, log, inside):
+    """`container` in the condition language: one definition (data/log_facts.toml) for every entry that reads it."""
+    assert detect(log, kb).container is inside

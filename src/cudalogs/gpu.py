@@ -81,6 +81,7 @@ class LogFacts:
     gpu: tuple[_LazyPattern, ...]
     versions: tuple[tuple[str, "re.Pattern[str]"], ...]
     os: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]  # name, pattern, any-of literal prefilter
+    container: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of a container
 
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
@@ -89,8 +90,14 @@ class LogFacts:
                                    bool(g.get("not_in_requirement", False)), str(g.get("unless", "")))
                       for g in raw.get("gpu", [])),
             versions=tuple((v["name"], re.compile(v["pattern"])) for v in raw.get("version", [])),
-            os=tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw.get("os", [])),
+            os=_named_patterns(raw.get("os", [])),
+            container=_named_patterns(raw.get("container", [])),
         )
+
+
+def _named_patterns(raw: list[dict[str, Any]]) -> tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]:
+    """[[os]] / [[container]] tables: each name with its pattern and the literals that rule a text out unscanned."""
+    return tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw)
 
 
 def fact_literal(raw: dict[str, Any]) -> str:
@@ -143,17 +150,19 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     log = LogText.of(lines)
     sightings = _sightings(log, catalog, facts)
     versions = _versions(log, facts)
-    os_name = _os(log, facts)
+    os_name = _first_named(log, facts.os)
+    container = bool(_first_named(log, facts.container))
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
-        return GpuContext(override, "flag", None, "", tuple(o for o in others if o != override.name), versions, os_name)
+        return GpuContext(override, "flag", None, "", tuple(o for o in others if o != override.name), versions, os_name,
+                          container)
     if not sightings:
-        return GpuContext(None, "unknown", None, "", (), versions, os_name)
+        return GpuContext(None, "unknown", None, "", (), versions, os_name, container)
     best = _merge_best(sightings, catalog)
     # a capability-only sighting with the chosen GPU's capability is the same device, not another one
     same = {s.gpu.name for s in sightings if not _named(s.gpu) and s.gpu.cc == best.gpu.cc}
     return GpuContext(best.gpu, "log", best.line.no, best.line.text.strip()[:300],
-                      tuple(o for o in others if o != best.gpu.name and o not in same), versions, os_name)
+                      tuple(o for o in others if o != best.gpu.name and o not in same), versions, os_name, container)
 
 
 def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sighting]:
@@ -342,8 +351,9 @@ def _versions(log: LogText, facts: LogFacts) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found.items()))
 
 
-def _os(log: LogText, facts: LogFacts) -> str:
-    for name, pattern, literals in facts.os:
+def _first_named(log: LogText, table: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]) -> str:
+    """The name of the first [[os]] / [[container]] pattern the log matches, "" if none."""
+    for name, pattern, literals in table:
         if literals and not any(literal in log.lower for literal in literals):
             continue  # the pattern cannot match: skip a full regex scan of the text
         if pattern.search(log.text):

@@ -146,6 +146,7 @@ class GpuContext:
     others: tuple[str, ...] = ()
     versions: tuple[tuple[str, str], ...] = ()
     os: str = ""
+    container: bool = False  # the log shows the program running in a container (data/log_facts.toml [[container]])
 
     @property
     def version_map(self) -> dict[str, str]:
