@@ -32,6 +32,13 @@ def test_explain_file_json(runner, tmp_path):
     doc = json.loads(result.stdout)
     assert doc["gpu"]["compute_capability"] == "6.1"
     assert doc["diagnoses"][0]["class"] == "arch-not-compiled"
+    assert doc["environment"]["container"] is False   # nothing in the log says it ran in a container
+
+
+def test_json_says_when_the_log_comes_from_a_container(runner):
+    line = "fauxpilot-triton-1         | RuntimeError: No CUDA GPUs are available\n"
+    doc = json.loads(runner.invoke(app, ["explain", "--format", "json"], input=line).stdout)
+    assert doc["environment"]["container"] is True
 
 
 def test_explain_markdown(runner):

@@ -20,7 +20,8 @@ def to_dict(report: Report) -> dict[str, Any]:
     return {
         "schema_version": report.schema_version,
         "gpu": _gpu_dict(report.gpu),
-        "environment": {"os": report.gpu.os or None, "versions": report.gpu.version_map},
+        "environment": {"os": report.gpu.os or None, "container": report.gpu.container,
+                        "versions": report.gpu.version_map},
         "diagnoses": [_diagnosis_dict(d) for d in report.diagnoses],
         "message": report.message or None,
         "related": [{"id": i, "title": t, "score": s} for i, t, s in report.related],
