@@ -455,3 +455,12 @@ def test_a_line_naming_variants_of_one_chip_gives_their_capability(kb):
 def test_the_log_says_whether_it_runs_in_a_container(kb, log, inside):
     """`container` in the condition language: one definition (data/log_facts.toml) for every entry that reads it."""
     assert detect(log, kb).container is inside
+
+
+@pytest.mark.parametrize(("log", "shell"), [
+    ("fauxpilot-triton-1         | W0907 pinned_memory_manager.cc:236] no CUDA-capable device is detected", True),
+    ("root@3f2a1b4c5d6e:/workspace# python train.py", True),
+    ("$ docker run -it --rm ghcr.io/leejet/stable-diffusion.cpp:master-cuda", False),  # named, not seen from inside
+])
+def test_container_shell_is_only_the_logs_own_lines_from_inside_one(kb, log, shell):
+    assert detect(log, kb).container_shell is shell

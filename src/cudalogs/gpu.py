@@ -151,18 +151,20 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     sightings = _sightings(log, catalog, facts)
     versions = _versions(log, facts)
     os_name = _first_named(log, facts.os)
-    container = bool(_first_named(log, facts.container))
+    sign = _first_named(log, facts.container)  # "shell" (the log's lines come from inside one), "named" or ""
+    container, shell = bool(sign), sign == "shell"
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
         return GpuContext(override, "flag", None, "", tuple(o for o in others if o != override.name), versions, os_name,
-                          container)
+                          container, shell)
     if not sightings:
-        return GpuContext(None, "unknown", None, "", (), versions, os_name, container)
+        return GpuContext(None, "unknown", None, "", (), versions, os_name, container, shell)
     best = _merge_best(sightings, catalog)
     # a capability-only sighting with the chosen GPU's capability is the same device, not another one
     same = {s.gpu.name for s in sightings if not _named(s.gpu) and s.gpu.cc == best.gpu.cc}
     return GpuContext(best.gpu, "log", best.line.no, best.line.text.strip()[:300],
-                      tuple(o for o in others if o != best.gpu.name and o not in same), versions, os_name, container)
+                      tuple(o for o in others if o != best.gpu.name and o not in same), versions, os_name,
+                      container, shell)
 
 
 def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sighting]:

@@ -147,6 +147,7 @@ class GpuContext:
     versions: tuple[tuple[str, str], ...] = ()
     os: str = ""
     container: bool = False  # the log shows the program running in a container (data/log_facts.toml [[container]])
+    container_shell: bool = False  # ... and its own lines come from inside it (a container's prompt or compose prefix)
 
     @property
     def version_map(self) -> dict[str, str]:
