@@ -39,6 +39,7 @@ def test_json_says_when_the_log_comes_from_a_container(runner):
     line = "fauxpilot-triton-1         | RuntimeError: No CUDA GPUs are available\n"
     doc = json.loads(runner.invoke(app, ["explain", "--format", "json"], input=line).stdout)
     assert doc["environment"]["container"] is True
+    assert doc["environment"]["wsl"] is False
 
 
 def test_explain_markdown(runner):

@@ -464,3 +464,15 @@ def test_the_log_says_whether_it_runs_in_a_container(kb, log, inside):
 ])
 def test_container_shell_is_only_the_logs_own_lines_from_inside_one(kb, log, shell):
     assert detect(log, kb).container_shell is shell
+
+
+@pytest.mark.parametrize(("log", "wsl"), [
+    ("Linux DESKTOP-AB12CD 5.15.153.1-microsoft-standard-WSL2 #1 SMP x86_64 GNU/Linux", True),
+    ("ldconfig -p | grep libcuda -> /usr/lib/wsl/lib/libcuda.so.1", True),
+    ("I run ComfyUI in WSL2 on Windows 11", True),
+    ("/data/speech/competitions/IWSLT/k2/build/lib/libk2_log.so", False),   # only the word standing alone
+    ("git clone https://github.com/awslabs/amazon-sagemaker-examples", False),
+])
+def test_the_log_says_whether_it_runs_under_wsl(kb, log, wsl):
+    """`wsl` in the condition language: one definition (data/log_facts.toml [[wsl]]) instead of each entry's copy."""
+    assert detect(log, kb).wsl is wsl

@@ -82,6 +82,7 @@ class LogFacts:
     versions: tuple[tuple[str, "re.Pattern[str]"], ...]
     os: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]  # name, pattern, any-of literal prefilter
     container: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of a container
+    wsl: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of WSL2
 
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
@@ -92,11 +93,12 @@ class LogFacts:
             versions=tuple((v["name"], re.compile(v["pattern"])) for v in raw.get("version", [])),
             os=_named_patterns(raw.get("os", [])),
             container=_named_patterns(raw.get("container", [])),
+            wsl=_named_patterns(raw.get("wsl", [])),
         )
 
 
 def _named_patterns(raw: list[dict[str, Any]]) -> tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]:
-    """[[os]] / [[container]] tables: each name with its pattern and the literals that rule a text out unscanned."""
+    """[[os]] / [[container]] / [[wsl]] tables: each name with its pattern and the literals that rule a text out unscanned."""
     return tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw)
 
 
@@ -153,18 +155,19 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     os_name = _first_named(log, facts.os)
     sign = _first_named(log, facts.container)  # "shell" (the log's lines come from inside one), "named" or ""
     container, shell = bool(sign), sign == "shell"
+    wsl = bool(_first_named(log, facts.wsl))
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
         return GpuContext(override, "flag", None, "", tuple(o for o in others if o != override.name), versions, os_name,
-                          container, shell)
+                          container, shell, wsl)
     if not sightings:
-        return GpuContext(None, "unknown", None, "", (), versions, os_name, container, shell)
+        return GpuContext(None, "unknown", None, "", (), versions, os_name, container, shell, wsl)
     best = _merge_best(sightings, catalog)
     # a capability-only sighting with the chosen GPU's capability is the same device, not another one
     same = {s.gpu.name for s in sightings if not _named(s.gpu) and s.gpu.cc == best.gpu.cc}
     return GpuContext(best.gpu, "log", best.line.no, best.line.text.strip()[:300],
                       tuple(o for o in others if o != best.gpu.name and o not in same), versions, os_name,
-                      container, shell)
+                      container, shell, wsl)
 
 
 def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sighting]:
@@ -354,7 +357,7 @@ def _versions(log: LogText, facts: LogFacts) -> tuple[tuple[str, str], ...]:
 
 
 def _first_named(log: LogText, table: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]) -> str:
-    """The name of the first [[os]] / [[container]] pattern the log matches, "" if none."""
+    """The name of the first [[os]] / [[container]] / [[wsl]] pattern the log matches, "" if none."""
     for name, pattern, literals in table:
         if literals and not any(literal in log.lower for literal in literals):
             continue  # the pattern cannot match: skip a full regex scan of the text

@@ -148,6 +148,7 @@ class GpuContext:
     os: str = ""
     container: bool = False  # the log shows the program running in a container (data/log_facts.toml [[container]])
     container_shell: bool = False  # ... and its own lines come from inside it (a container's prompt or compose prefix)
+    wsl: bool = False  # the log shows Windows' WSL2 (its kernel, its driver library path; data/log_facts.toml [[wsl]])
 
     @property
     def version_map(self) -> dict[str, str]:
