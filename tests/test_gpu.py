@@ -380,6 +380,7 @@ def test_the_mention_prefilter_finds_exactly_the_catalog_words(kb):
     ("flash attention是否支持RTX8000", "Quadro RTX 8000"),   # no later card is an RTX 8000
     ("|   0  GRID RTX6000-24Q               On  | 00000000:06:10.0 Off |                  N/A |", "Quadro RTX 6000"),
     ("Device: cuda:0 GRID RTX6000-12 : native", "Quadro RTX 6000"),   # a vGPU profile without its letter
+    ("GPU 0: GRID V100D-32C (UUID: GPU-5f1c2d3e)", "Tesla V100"),   # a V100 32GB vGPU: the model's own "D" before the profile
     ("GPU: TX2", "Jetson TX2"),                          # in capitals only: "tx2" is also a variable's name
     ("I try to use your library on JetsonTX2, but it fails", "Jetson TX2"),   # a Jetson written as one word
     ("我的显卡是英伟达3060", "NVIDIA GeForce RTX 3060"),   # "my card is an NVIDIA 3060"

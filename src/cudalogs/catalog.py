@@ -96,11 +96,11 @@ def _squashed(key: str) -> list[str]:
 
 
 # "h100s", "b200gpu", "a16-8q", "a30-24g", "rtx-5060ti-16gb", "RTX6000-12", "L40S-48" (a vGPU profile printed without
-# its letter; not a host name such as "h100-2"): also allowed by the mention prefilter. A model's own "s" (L40S) may
-# stand before a profile, not before a plural "s"
+# its letter; not a host name such as "h100-2"): also allowed by the mention prefilter. A model's own "s" (L40S) or
+# "d" (GRID V100D-32C, 4090D-24G) may stand before a profile; an "s" not before a plural "s"
 _VGPU_SUFFIX = r"(?:-\d{1,3}[abcq]|-\d{2,3}|-\d{1,3}gb?)"
 _PLURAL_OR_VGPU_SUFFIX = rf"(?:s|gpus?|{_VGPU_SUFFIX})"
-_PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?)(?:s|gpus?)$|^(.*\d(?:ti|xtx?|super|s)?){_VGPU_SUFFIX}$")
+_PLURAL_OR_VGPU = re.compile(rf"^(.*\d(?:ti|xtx?|super)?)(?:s|gpus?)$|^(.*\d(?:ti|xtx?|super|s|d)?){_VGPU_SUFFIX}$")
 
 
 def _stem(word: str) -> str:
