@@ -199,6 +199,7 @@ def test_a_lowercased_log_still_names_its_gpu(tiny_kb, log_line, cc):
     ("RVC1006Nvidia が 5090 rtx で動作しない", "NVIDIA GeForce RTX 5090"),  # the series word after the number
     ("I have GTX750-ti with CC 5.0", "GeForce GTX 750 Ti"),        # a hyphen before the Ti
     ("fails to compile at runtime on RTX 50 series GPUs", "GeForce RTX 50 series"),  # a whole generation
+    ("When trying to run this on a RTX50xx card", "GeForce RTX 50 series"),   # the generation written as one word
     ("my RTX 30XX card", "GeForce RTX 30 series"),
     ("vllm on AMD MI300x GPU", "AMD Instinct MI300X"),             # Instinct needs no "Instinct"
     ("8*A30-24G", "NVIDIA A30"),                                   # the memory glued on with a hyphen

@@ -106,3 +106,12 @@ def test_a_line_two_signatures_of_one_entry_match_is_quoted_once(kb):
            '  File "/usr/lib/python3/site-packages/torch_scatter/scatter.py", line 20\n'
            "RuntimeError: CUDA error: invalid device function\n")
     assert [e.line_no for e in explain(log, kb=kb).diagnoses[0].evidence] == [5]
+
+
+def test_a_wsl_log_gets_the_wsl_fix_and_a_native_log_does_not(kb):
+    """The same 'No CUDA GPUs are available' reads differently under WSL 2: the driver libraries come from Windows."""
+    wsl_log = "Linux PC 5.15.153.1-microsoft-standard-WSL2 #1 SMP\nRuntimeError: No CUDA GPUs are available\n"
+    native_log = "Linux node7 6.8.0-45-generic #45-Ubuntu SMP\nRuntimeError: No CUDA GPUs are available\n"
+    titles = lambda log: [f.title for f in explain(log, kb=kb).diagnoses[0].fixes]  # noqa: E731
+    assert any("/usr/lib/wsl/lib" in t for t in titles(wsl_log))
+    assert not any("WSL" in t for t in titles(native_log))

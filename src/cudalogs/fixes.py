@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from cudalogs import conditions
-from cudalogs.model import Entry, FixSpec, Fix, GpuContext
+from cudalogs.model import Entry, FixSpec, Fix, Gpu, GpuContext
 
 GPU_FIELDS = ("gpu", "arch", "cc", "sm", "vendor", "family", "gfx", "tensor_cores", "smem_per_block",
               "memory_gb", "hsa_override")
@@ -41,7 +41,7 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
     if entry is not None:
         env.update({name: None for sig in entry.signatures for name in _GROUP_NAME.findall(sig.pattern)})
     if gpu is not None:
-        env.update(gpu=gpu.name, arch=gpu.arch, cc=gpu.cc or None, sm=f"sm_{gpu.arch}" if gpu.arch else None,
+        env.update(gpu=_spoken_name(gpu), arch=gpu.arch, cc=gpu.cc or None, sm=f"sm_{gpu.arch}" if gpu.arch else None,
                    vendor=gpu.vendor, family=gpu.family or None, gfx=gpu.gfx or None,
                    tensor_cores=gpu.tensor_cores, smem_per_block=gpu.smem_per_block,
                    memory_gb=gpu.memory_gb, hsa_override=gpu.hsa_override or None)
@@ -56,6 +56,13 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
 
 
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
+
+
+def _spoken_name(gpu: Gpu) -> str:
+    """How {gpu} reads in a sentence. A GPU known only by its capability (from --cc, or a log line such as "your
+    device is of CUDA capability 6.1") is named "compute capability 6.1" in the catalog; in a title or a fix that
+    reads as "compute capability 6.1 is too old", so it is said as "your GPU (compute capability 6.1)"."""
+    return f"your GPU ({gpu.name})" if gpu.name.startswith("compute capability") else gpu.name
 
 
 def render(template: str, env: Mapping[str, Any], marker: str = "") -> str:
