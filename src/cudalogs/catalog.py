@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cudalogs.model import Gpu
+from cudalogs.model import CAPABILITY_ONLY, Gpu
 
 _PREFIXES = ("nvidia ", "amd ", "geforce ", "radeon ", "tesla ", "instinct ")  # "MI300X" is AMD Instinct MI300X
 # ASCII only: catalog names are ASCII, and a name written inside CJK text ("用v100在运行", "单卡3080") has no
@@ -303,7 +303,7 @@ class Catalog:
         """A GPU known only by its compute capability (from `--cc` or a log line)."""
         facts = self.arch_facts.get(cc, {})
         family = facts.get("family") or _FAMILY_BY_MAJOR.get(int(cc.split(".")[0]), "")
-        return Gpu(name=name or f"compute capability {cc}", vendor="nvidia", family=family, cc=cc,
+        return Gpu(name=name or f"{CAPABILITY_ONLY}{cc}", vendor="nvidia", family=family, cc=cc,
                    smem_per_block=facts.get("smem_per_block"), tensor_cores=_default_tensor_cores(cc))
 
     def from_gfx(self, gfx: str, name: str = "") -> Gpu:

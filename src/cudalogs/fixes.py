@@ -16,7 +16,8 @@ from cudalogs.model import Entry, FixSpec, Fix, Gpu, GpuContext
 
 GPU_FIELDS = ("gpu", "arch", "cc", "sm", "vendor", "family", "gfx", "tensor_cores", "smem_per_block",
               "memory_gb", "hsa_override")
-ENV_FIELDS = ("os", "container", "container_shell", "wsl", "torch", "cuda", "driver", "vllm", "llamacpp_build", "koboldcpp", "llamafile")
+ENV_FIELDS = ("os", "container", "container_shell", "wsl", "torch", "cuda", "driver", "vllm", "llamacpp_build",
+              "koboldcpp", "llamafile")
 UNKNOWN_TEXT = {
     "gpu": "<your GPU>",
     "cc": "<your compute capability, e.g. 8.6>",
@@ -62,7 +63,7 @@ def _spoken_name(gpu: Gpu) -> str:
     """How {gpu} reads in a sentence. A GPU known only by its capability (from --cc, or a log line such as "your
     device is of CUDA capability 6.1") is named "compute capability 6.1" in the catalog; in a title or a fix that
     reads as "compute capability 6.1 is too old", so it is said as "your GPU (compute capability 6.1)"."""
-    return f"your GPU ({gpu.name})" if gpu.name.startswith("compute capability") else gpu.name
+    return gpu.name if gpu.named else f"your GPU ({gpu.name})"
 
 
 def render(template: str, env: Mapping[str, Any], marker: str = "") -> str:

@@ -98,7 +98,8 @@ class LogFacts:
 
 
 def _named_patterns(raw: list[dict[str, Any]]) -> tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]:
-    """[[os]] / [[container]] / [[wsl]] tables: each name with its pattern and the literals that rule a text out unscanned."""
+    """[[os]] / [[container]] / [[wsl]] tables: each name with its pattern and the literals that rule a text out
+    unscanned."""
     return tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw)
 
 
@@ -151,23 +152,20 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     """The GPU context for a report: --gpu wins; else the strongest sighting in the log."""
     log = LogText.of(lines)
     sightings = _sightings(log, catalog, facts)
-    versions = _versions(log, facts)
-    os_name = _first_named(log, facts.os)
     sign = _first_named(log, facts.container)  # "shell" (the log's lines come from inside one), "named" or ""
-    container, shell = bool(sign), sign == "shell"
-    wsl = bool(_first_named(log, facts.wsl))
+    environment: dict[str, Any] = dict(versions=_versions(log, facts), os=_first_named(log, facts.os),
+                                      container=bool(sign), container_shell=sign == "shell",
+                                      wsl=bool(_first_named(log, facts.wsl)))
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
-        return GpuContext(override, "flag", None, "", tuple(o for o in others if o != override.name), versions, os_name,
-                          container, shell, wsl)
+        return GpuContext(override, "flag", others=tuple(o for o in others if o != override.name), **environment)
     if not sightings:
-        return GpuContext(None, "unknown", None, "", (), versions, os_name, container, shell, wsl)
+        return GpuContext(None, "unknown", **environment)
     best = _merge_best(sightings, catalog)
     # a capability-only sighting with the chosen GPU's capability is the same device, not another one
-    same = {s.gpu.name for s in sightings if not _named(s.gpu) and s.gpu.cc == best.gpu.cc}
+    same = {s.gpu.name for s in sightings if not s.gpu.named and s.gpu.cc == best.gpu.cc}
     return GpuContext(best.gpu, "log", best.line.no, best.line.text.strip()[:300],
-                      tuple(o for o in others if o != best.gpu.name and o not in same), versions, os_name,
-                      container, shell, wsl)
+                      others=tuple(o for o in others if o != best.gpu.name and o not in same), **environment)
 
 
 def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sighting]:
@@ -183,7 +181,7 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
                 by_line.setdefault(i, []).append(_Sighting(gpu, fact.strength, log.lines[i]))
     # a line whose report names the card is read no further; one that gives only a capability ("GPU NVIDIA RTX A2000
     # 6GB  ComputeCapability: '8.6'") may name it in words, and _merge_best borrows that name when the capability agrees
-    reported = {i for i, found in by_line.items() if any(s.strength > _WEAK and _named(s.gpu) for s in found)}
+    reported = {i for i, found in by_line.items() if any(s.strength > _WEAK and s.gpu.named for s in found)}
     lists: set[int] = set()
     for i in log.lines_matching(catalog.mention_pattern()) - reported:
         mentioned = catalog.mentions(log.lines[i].text)
@@ -208,7 +206,7 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
         # good as a name they write ("Found this issue on my 5080 ... misdetected as (sm100/B200)": the earlier wins)
         for i in sorted(log.lines_matching(BARE_MODEL) - lists):  # nor is a bare number beside such a list
             named = catalog.bare_models(log.lines[i].text)
-            if len({g.name for g, _s, _o in named}) == 1 and all(s.strength < _MENTION_STRENGTH or not _named(s.gpu)
+            if len({g.name for g, _s, _o in named}) == 1 and all(s.strength < _MENTION_STRENGTH or not s.gpu.named
                                                                  for s in by_line.get(i, [])):
                 # beside a capability the same words state ("GPU 3060, GPU computing power is 8.6"), the name wins
                 kept = [s for s in by_line.get(i, []) if s.strength >= _MENTION_STRENGTH]
@@ -226,14 +224,14 @@ def _amd_capabilities(sightings: list[_Sighting], log: LogText, catalog: Catalog
     PyTorch on ROCm and AMD's own tools print it ("AMD Radeon Graphics gfx1201 ... compute capability 12.0"); read
     as NVIDIA's, 12.0 would be a Blackwell card and every fix would be for the wrong vendor.
     """
-    if all(_named(s.gpu) for s in sightings):
+    if all(s.gpu.named for s in sightings):
         return sightings
     targets = _named_targets(log, catalog)
     if len(targets) != 1:
         return sightings
     (gfx,) = targets
-    device = next((s.gpu for s in sightings if _named(s.gpu) and s.gpu.gfx == gfx), None) or catalog.from_gfx(gfx)
-    return [_Sighting(device, s.strength, s.line) if not _named(s.gpu) and s.gpu.cc == hip_version(gfx) else s
+    device = next((s.gpu for s in sightings if s.gpu.named and s.gpu.gfx == gfx), None) or catalog.from_gfx(gfx)
+    return [_Sighting(device, s.strength, s.line) if not s.gpu.named and s.gpu.cc == hip_version(gfx) else s
             for s in sightings]
 
 
@@ -325,19 +323,14 @@ def _gpu_from_match(groups: dict[str, str | None], catalog: Catalog) -> Gpu | No
     return None
 
 
-def _named(gpu: Gpu) -> bool:
-    """Whether a sighting names a model, not only a capability (Catalog.from_cc names those "compute capability X.Y")."""
-    return not gpu.name.startswith("compute capability")
-
-
 def _merge_best(sightings: list[_Sighting], catalog: Catalog) -> _Sighting:
     """The strongest sighting; a capability-only sighting borrows the name of a same-cc named one."""
     # among a user's own words, a GPU's name beats a capability they state ("an RTX 5080, which should have compute
     # capability 8.9": the catalog knows the card better than its owner)
-    best = max(sightings, key=lambda s: (s.strength, s.strength <= _WEAK and _named(s.gpu), -s.line.no))
-    if not _named(best.gpu):
+    best = max(sightings, key=lambda s: (s.strength, s.strength <= _WEAK and s.gpu.named, -s.line.no))
+    if not best.gpu.named:
         for s in sightings:
-            if s.gpu.cc == best.gpu.cc and _named(s.gpu):
+            if s.gpu.cc == best.gpu.cc and s.gpu.named:
                 return _Sighting(catalog.with_cc(s.gpu, best.gpu.cc), best.strength, best.line)
     return best
 

@@ -111,6 +111,9 @@ class Hit:
         return dict(self.fields)
 
 
+CAPABILITY_ONLY = "compute capability "  # the name of a GPU known only by its capability: "compute capability 7.5"
+
+
 @dataclass(frozen=True)
 class Gpu:
     """A GPU model from the catalog (or built from a bare compute capability)."""
@@ -133,6 +136,12 @@ class Gpu:
             return None
         major, _, minor = self.cc.partition(".")
         return int(major) * 10 + int(minor or 0)
+
+    @property
+    def named(self) -> bool:
+        """Whether this is a model, not a GPU known only by its capability (Catalog.from_cc, `--cc`, a log line that
+        states only the capability): such a sighting yields to a named one, and is spoken of as "your GPU"."""
+        return not self.name.startswith(CAPABILITY_ONLY)
 
 
 @dataclass(frozen=True)

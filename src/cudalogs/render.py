@@ -129,7 +129,7 @@ def markdown(report: Report) -> str:
     """An issue-bot comment: headings, the evidence as code, fixes as a list."""
     gpu = report.gpu.gpu
     out = ["### cudalogs diagnosis", ""]
-    out.append((gpu.name if gpu.name == f"compute capability {gpu.cc}" else
+    out.append((gpu.name if not gpu.named else
                 f"{gpu.name} (compute capability {gpu.cc or gpu.gfx or '?'})").join(("**GPU:** ", "")) if gpu else
                f"**GPU:** not named in the log (run `{FIND_OUT}`)")
     out.append("")
