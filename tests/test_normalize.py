@@ -5,7 +5,7 @@ import io
 import pytest
 
 from cudalogs.errors import InputError
-from cudalogs.normalize import Limits, Stats, lines, mask
+from cudalogs.normalize import Limits, Stats, clean, lines, mask
 
 
 def texts(source, **kw):
@@ -138,3 +138,12 @@ def test_a_numbered_paste_reads_like_the_log_it_numbers():
 ])
 def test_a_log_that_only_holds_numbers_keeps_them(log):
     assert _gutterless(log) == log.split("\n")
+
+
+def test_rich_logging_source_column_is_blanked_keeping_the_line_width():
+    """rich's right-aligned "file.py:430" column is not part of the message; the width stays for hard-wrap rejoining."""
+    line = "2025-07-08 10:39:40 ERROR    !!! Exception during processing !!! Allocation on device        execution.py:430"
+    cleaned = clean(line)
+    assert cleaned.rstrip().endswith("Allocation on device")
+    assert len(cleaned) == len(line)
+    assert clean("see train.py:12 for details") == "see train.py:12 for details"   # a file named in the text stays

@@ -29,6 +29,11 @@ _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|nbsp|#\d{1,6}|#[xX][0-9a-fA-F]{1,
 _PLAIN = str.maketrans({**{c: " " for c in "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"},
                         **{c: None for c in "\u200b\u200c\u200d\u2060\ufeff"},
                         "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+# Python's `rich` logging handler (kohya_ss, accelerate, ComfyUI trainers, IOPaint) prints the source file and line in
+# a right-aligned column after the message: "ERROR  Allocation on device          execution.py:430". It is no part
+# of the message, and a pattern that ends where the message ends would not match with it there. It is blanked, not
+# cut: rich pads its lines to the terminal's width, and a wrapped message is rejoined by that width.
+_RICH_SOURCE = re.compile(r"(?<=\S)\s{3,}[\w.-]{1,60}\.py:\d{1,6}\s*$")
 # What tools and people put in front of each line of a log: indentation, Markdown quote marks, torchrun's
 # `[rank0]:`, Ray's `(RayWorker pid=1)`, docker compose's `service  | `, a timestamp (with its `|` or `-`). A message that spans
 # lines is matched with these taken off each line (see strip_prefix).
@@ -73,14 +78,21 @@ class Stats:
     notes: list[str] = field(default_factory=list)
 
 
+def _blank(match: re.Match[str]) -> str:
+    """Spaces as wide as the match: the line keeps its width, by which a terminal's hard wrap is recognised."""
+    return " " * len(match.group())
+
+
 def clean(text: str) -> str:
     """Remove ANSI escapes and stray control characters from one line; decode HTML character references;
     make web-page spaces and quotes plain (see _PLAIN); join a line spelled out character by character (see
-    unspaced)."""
+    unspaced); drop `rich`'s source column (see _RICH_SOURCE)."""
     if _spelled_out(text):
         text = unspaced(text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
+    if ".py:" in text:
+        text = _RICH_SOURCE.sub(_blank, text)
     if "&" in text and _ENTITY.search(text):
         text = html.unescape(text)
     if not text.isascii():
