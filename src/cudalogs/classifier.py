@@ -47,6 +47,15 @@ _HARMLESS = re.compile(
     r"this tensorflow binary is optimized|"
     r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
     r"onednn custom operations are on|a matching triton is not available")
+# Messages about the host's memory, not the GPU's: the Linux OOM killer ("Out of memory: Killed process 4101
+# (python)", a cgroup limit), numpy's "MemoryError: Unable to allocate 12.0 GiB for an array", errno 12 "Cannot
+# allocate memory", Node's and Java's heaps. They share "out of memory" with the GPU fault and scored up to 0.99 for
+# it (Qwen-VL-Series-Finetune#135, a fine-tune killed for system RAM), so the classifier does not read them either;
+# a GPU's own out-of-memory messages are matched by signatures, which still see every line.
+_HOST_MEMORY = re.compile(
+    r"out of memory: kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
+    r"javascript heap out of memory|java\.lang\.outofmemoryerror|memoryerror: unable to allocate [\d.]+ [kmgtp]?i?b "
+    r"for an array|cannot allocate memory")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
 # only on such a text: a question ("can a bf16 model run on a V100?") or a healthy log that merely names the same
 # things must not get a diagnosis, however close its words are to a fault's. "error" counts inside a word too: a
@@ -61,9 +70,9 @@ MAX_CHARS = 20_000
 
 
 def _meaningful(texts: Iterable[str]) -> list[str]:
-    """The lines that say something: without the harmless notes above. One definition, so that what the classifier
-    reads and what counts as reporting a failure cannot drift apart."""
-    return [text for text in texts if not _HARMLESS.search(text.lower())]
+    """The lines that say something: without the harmless notes and host-memory messages above. One definition,
+    so that what the classifier reads and what counts as reporting a failure cannot drift apart."""
+    return [text for text in texts if not _HARMLESS.search(low := text.lower()) and not _HOST_MEMORY.search(low)]
 
 
 def classifier_text(lines: Sequence[Line]) -> str:
