@@ -42,7 +42,7 @@ _RELEVANT = re.compile(  # matched against lowercased lines (IGNORECASE alternat
 # cuDNN/cuFFT/cuBLAS factory registration, oneDNN's note, xFormers' "A matching Triton is not available". They are
 # not evidence of anything: the classifier does not read them (googlecolab/colabtools#3408: the TF-TRT lines alone
 # scored 0.95 for no-gpu-visible). Signatures still see every line.
-_HARMLESS = re.compile(
+_HARMLESS = (
     r"could not load dynamic library 'libnvinfer|tf-trt warning|cannot dlopen some tensorrt libraries|"
     r"this tensorflow binary is optimized|"
     r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
@@ -52,10 +52,12 @@ _HARMLESS = re.compile(
 # allocate memory", Node's and Java's heaps. They share "out of memory" with the GPU fault and scored up to 0.99 for
 # it (Qwen-VL-Series-Finetune#135, a fine-tune killed for system RAM), so the classifier does not read them either;
 # a GPU's own out-of-memory messages are matched by signatures, which still see every line.
-_HOST_MEMORY = re.compile(
+_HOST_MEMORY = (
     r"out of memory: kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
     r"javascript heap out of memory|java\.lang\.outofmemoryerror|memoryerror: unable to allocate [\d.]+ [kmgtp]?i?b "
     r"for an array|cannot allocate memory")
+# Both kinds in one pattern: every line of a log is tested against it once.
+_NOT_READ = re.compile(f"{_HARMLESS}|{_HOST_MEMORY}")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
 # only on such a text: a question ("can a bf16 model run on a V100?") or a healthy log that merely names the same
 # things must not get a diagnosis, however close its words are to a fault's. "error" counts inside a word too: a
@@ -72,7 +74,7 @@ MAX_CHARS = 20_000
 def _meaningful(texts: Iterable[str]) -> list[str]:
     """The lines that say something: without the harmless notes and host-memory messages above. One definition,
     so that what the classifier reads and what counts as reporting a failure cannot drift apart."""
-    return [text for text in texts if not _HARMLESS.search(low := text.lower()) and not _HOST_MEMORY.search(low)]
+    return [text for text in texts if not _NOT_READ.search(text.lower())]
 
 
 def classifier_text(lines: Sequence[Line]) -> str:
