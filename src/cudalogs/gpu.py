@@ -27,7 +27,7 @@ _MENTION_STRENGTH = 1
 # or capability the log names, which may be the user's card inside that generation, or below the one required.
 SERIES = "series"
 _SERIES_STRENGTH = 0
-_REQUIREMENT_WORDS = r"\b(?:or|and) (?:newer|later|above|higher|up)\b|\brequired?\b|\bat least\b|\bminimum\b"
+_REQUIREMENT_WORDS = r"\b(?:or|and) (?:newer|later|above|higher|greater|up)\b|\brequired?\b|\bat least\b|\bminimum\b"
 _REQUIREMENT = re.compile("(?i)" + _REQUIREMENT_WORDS)
 # A line that states what is needed rather than what the device is: a capability written alone on it is a threshold
 # ("requires compute capability 7.0", "GPUs below compute capability 7.5 are not supported", ">= 8.0"). Wider than
