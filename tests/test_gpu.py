@@ -22,6 +22,7 @@ def detect(text, kb):
          "Your Tesla T4 GPU has compute capability 7.5.", "Tesla T4", "7.5"),
         ("Found GPU0 GeForce GTX 1080 which is of cuda capability 6.1.", "NVIDIA GeForce GTX 1080", "6.1"),
         ("Minimum capability: 80. Current capability: 75.", "compute capability 7.5", "7.5"),
+        ("  what():  This program was not compiled for SM 75", "compute capability 7.5", "7.5"),   # Thrust/CUB
         ("    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)",
          "compute capability 7.5", "7.5"),
         ("|   0  Tesla V100-SXM2-32GB           On  | 00000000:00:04.0 Off |                    0 |",
