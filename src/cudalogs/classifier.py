@@ -51,11 +51,16 @@ _HARMLESS = (
 # (python)", a cgroup limit), numpy's "MemoryError: Unable to allocate 12.0 GiB for an array", errno 12 "Cannot
 # allocate memory", Node's and Java's heaps. They share "out of memory" with the GPU fault and scored up to 0.99 for
 # it (Qwen-VL-Series-Finetune#135, a fine-tune killed for system RAM), so the classifier does not read them either;
-# a GPU's own out-of-memory messages are matched by signatures, which still see every line.
+# a GPU's own out-of-memory messages are matched by signatures, which still see every line. The same holds for a
+# TPU's memory (XLA:TPU "Ran out of memory in memory space hbm", "(0x0x0_HBM0)") and TensorFlow's CPU allocator
+# ("OOM when allocating tensor ... by allocator cpu"), which scored up to 0.998 (tensorflow/tpu#385), and for Slurm's
+# "oom-kill event" / "cgroup out-of-memory handler" notes.
 _HOST_MEMORY = (
     r"out of memory: kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
     r"javascript heap out of memory|java\.lang\.outofmemoryerror|memoryerror: unable to allocate [\d.]+ [kmgtp]?i?b "
-    r"for an array|cannot allocate memory")
+    r"for an array|cannot allocate memory|"
+    r"ran out of memory in memory space (?:hbm|vmem)|xla:tpu compile permanent error|_hbm\d\)|by allocator cpu\b|"
+    r"oom-kill event|cgroup out-of-memory handler")
 # Both kinds in one pattern: every line of a log is tested against it once.
 _NOT_READ = re.compile(f"{_HARMLESS}|{_HOST_MEMORY}")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
