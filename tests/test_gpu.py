@@ -272,6 +272,13 @@ def test_an_amd_target_stated_as_a_minimum_is_not_the_users_gpu(kb):
     assert detect(note, kb).gpu is None
 
 
+def test_an_amd_target_in_a_wrapped_minimum_is_not_the_users_gpu(kb):
+    """RELION's error note wraps the sentence: "at least" ends the line before the target (3dem/relion#1056)."""
+    note = ("      -> HAVE MULTIPLE GPUS OF DIFFERNT VERSIONS: relion needs at least NVIDIA\n\n"
+            "         GPUs with compute 5.0 or AMD MI GPUs with archtiecture gfx906.\n")
+    assert detect(note, kb).gpu is None
+
+
 @pytest.mark.parametrize(("log", "name"), [
     ("RTX 50 series support is broken\nmy RTX 5080 fails too", "NVIDIA GeForce RTX 5080"),
     ("Does it work on RTX 40 series?\nI have a 4070 Super", "NVIDIA GeForce RTX 4070 SUPER"),

@@ -248,13 +248,15 @@ _GFX = re.compile(r"(?i)(?<![A-Za-z0-9_])(?<!non-)gfx([0-9][0-9a-f]{2,3})(?![0-9
 def _bare_gfx_sighting(log: LogText, catalog: Catalog) -> dict[int, list[_Sighting]]:
     """An AMD target named alone in a log that names no GPU otherwise ("The GPU (gfx1031) is not supported",
     "GFX1103 fails"): the user's card, but only when it is the one target the whole log names (a list of
-    supported targets, "gfx900 gfx906 gfx1030", names none), and not on a line that states a minimum ("needs at
-    least NVIDIA GPUs with compute 5.0 or AMD MI GPUs with architecture gfx906", RELION's start-up note)."""
+    supported targets, "gfx900 gfx906 gfx1030", names none), and not in a sentence that states a minimum ("needs at
+    least NVIDIA GPUs with compute 5.0 or AMD MI GPUs with architecture gfx906", RELION's error note, which wraps
+    the sentence so that "at least" ends the line before: that line is read too, past blank lines)."""
     seen = _named_targets(log, catalog)
     if len(seen) != 1:
         return {}
     (gfx, i), = seen.items()
-    if _REQUIREMENT.search(log.lines[i].text):
+    before = next((line.text for line in reversed(log.lines[max(0, i - 3):i]) if line.text.strip()), "")
+    if _REQUIREMENT.search(log.lines[i].text) or _REQUIREMENT.search(before):
         return {}
     return {i: [_Sighting(catalog.from_gfx(gfx), _MENTION_STRENGTH, log.lines[i])]}
 
