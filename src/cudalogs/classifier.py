@@ -47,7 +47,7 @@ _HARMLESS = (
     r"this tensorflow binary is optimized|"
     r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
     r"onednn custom operations are on|a matching triton is not available")
-# Messages about the host's memory, not the GPU's: the Linux OOM killer ("Out of memory: Killed process 4101
+# Messages about another memory than the GPU's (the host's, a TPU's): the Linux OOM killer ("Out of memory: Killed process 4101
 # (python)", a cgroup limit), numpy's "MemoryError: Unable to allocate 12.0 GiB for an array", errno 12 "Cannot
 # allocate memory", Node's and Java's heaps. They share "out of memory" with the GPU fault and scored up to 0.99 for
 # it (Qwen-VL-Series-Finetune#135, a fine-tune killed for system RAM), so the classifier does not read them either;
@@ -55,14 +55,14 @@ _HARMLESS = (
 # TPU's memory (XLA:TPU "Ran out of memory in memory space hbm", "(0x0x0_HBM0)") and TensorFlow's CPU allocator
 # ("OOM when allocating tensor ... by allocator cpu"), which scored up to 0.998 (tensorflow/tpu#385), and for Slurm's
 # "oom-kill event" / "cgroup out-of-memory handler" notes.
-_HOST_MEMORY = (
+_OTHER_MEMORY = (
     r"out of memory: kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
     r"javascript heap out of memory|java\.lang\.outofmemoryerror|memoryerror: unable to allocate [\d.]+ [kmgtp]?i?b "
     r"for an array|cannot allocate memory|"
     r"ran out of memory in memory space (?:hbm|vmem)|xla:tpu compile permanent error|_hbm\d\)|by allocator cpu\b|"
     r"oom-kill event|cgroup out-of-memory handler")
 # Both kinds in one pattern: every line of a log is tested against it once.
-_NOT_READ = re.compile(f"{_HARMLESS}|{_HOST_MEMORY}")
+_NOT_READ = re.compile(f"{_HARMLESS}|{_OTHER_MEMORY}")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
 # only on such a text: a question ("can a bf16 model run on a V100?") or a healthy log that merely names the same
 # things must not get a diagnosis, however close its words are to a fault's. "error" counts inside a word too: a
