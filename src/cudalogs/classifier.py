@@ -47,10 +47,10 @@ _HARMLESS = (
     r"this tensorflow binary is optimized|"
     r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
     r"onednn custom operations are on|a matching triton is not available")
-# Messages about another memory than the GPU's (the host's, a TPU's): the Linux OOM killer ("Out of memory: Killed process 4101
-# (python)", a cgroup limit), numpy's "MemoryError: Unable to allocate 12.0 GiB for an array", errno 12 "Cannot
-# allocate memory", Node's and Java's heaps. They share "out of memory" with the GPU fault and scored up to 0.99 for
-# it (Qwen-VL-Series-Finetune#135, a fine-tune killed for system RAM), so the classifier does not read them either;
+# Messages about another memory than the GPU's (the host's, a TPU's): the Linux OOM killer ("Out of memory: Killed
+# process 4101 (python)", a cgroup limit), numpy's "MemoryError: Unable to allocate 12.0 GiB for an array", errno 12
+# "Cannot allocate memory", Node's and Java's heaps. They share "out of memory" with the GPU fault and scored up to
+# 0.99 for it (Qwen-VL-Series-Finetune#135, a fine-tune killed for system RAM), so the classifier does not read them;
 # a GPU's own out-of-memory messages are matched by signatures, which still see every line. The same holds for a
 # TPU's memory (XLA:TPU "Ran out of memory in memory space hbm", "(0x0x0_HBM0)") and TensorFlow's CPU allocator
 # ("OOM when allocating tensor ... by allocator cpu"), which scored up to 0.998 (tensorflow/tpu#385), and for Slurm's
@@ -77,7 +77,7 @@ MAX_CHARS = 20_000
 
 
 def _meaningful(texts: Iterable[str]) -> list[str]:
-    """The lines that say something: without the harmless notes and host-memory messages above. One definition,
+    """The lines that say something: without the harmless notes and other-memory messages above. One definition,
     so that what the classifier reads and what counts as reporting a failure cannot drift apart."""
     return [text for text in texts if not _NOT_READ.search(text.lower())]
 
