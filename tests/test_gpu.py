@@ -253,6 +253,7 @@ def test_a_gpu_named_as_people_type_it(kb, typed, name):
     "在2080 年",
     "My M40 24g runs it, 4060ti 16g works fine",                # a list: the bare number beside it is no sighting
     "An Ampere (RTX 30xx) or newer GPU is required",             # a generation required, not the user's
+    "This kernel needs at least an\n\nRTX 30xx card",            # the same, wrapped over a blank line
     "loading configs/h100.yaml and a100.json",                   # file names, not cards
 ])
 def test_short_or_bare_tokens_that_are_not_gpus(kb, text):

@@ -195,7 +195,7 @@ def _sightings(log: LogText, catalog: Catalog, facts: LogFacts) -> list[_Sightin
             continue
         if models[0].segment != SERIES:
             by_line.setdefault(i, []).append(_Sighting(models[0], _MENTION_STRENGTH, log.lines[i]))
-        elif not _REQUIREMENT.search(log.lines[i].text):
+        elif not _states_requirement(log, i):
             by_line.setdefault(i, []).append(_Sighting(models[0], _SERIES_STRENGTH, log.lines[i]))
     if all(s.strength <= _WEAK for found in by_line.values() for s in found):
         # nothing, or only words ("my GPU has compute capability 7.5"): a device report may be wrapped in two
@@ -245,18 +245,25 @@ def hip_version(gfx: str) -> str:
 _GFX = re.compile(r"(?i)(?<![A-Za-z0-9_])(?<!non-)gfx([0-9][0-9a-f]{2,3})(?![0-9a-z_])")
 
 
+def _states_requirement(log: LogText, i: int) -> bool:
+    """Whether line `i` is part of a sentence that states what is needed ("at least", "or newer", "required"): the
+    line itself, or the line before it when a paste wrapped the sentence (RELION's note ends one line with "needs at
+    least NVIDIA" and names "gfx906" on the next, past a blank line; 3dem/relion#1056). A generation or a bare
+    target named there is the requirement, not the user's GPU."""
+    before = next((line.text for line in reversed(log.lines[max(0, i - 3):i]) if line.text.strip()), "")
+    return bool(_REQUIREMENT.search(log.lines[i].text) or _REQUIREMENT.search(before))
+
+
 def _bare_gfx_sighting(log: LogText, catalog: Catalog) -> dict[int, list[_Sighting]]:
     """An AMD target named alone in a log that names no GPU otherwise ("The GPU (gfx1031) is not supported",
     "GFX1103 fails"): the user's card, but only when it is the one target the whole log names (a list of
     supported targets, "gfx900 gfx906 gfx1030", names none), and not in a sentence that states a minimum ("needs at
-    least NVIDIA GPUs with compute 5.0 or AMD MI GPUs with architecture gfx906", RELION's error note, which wraps
-    the sentence so that "at least" ends the line before: that line is read too, past blank lines)."""
+    least NVIDIA GPUs with compute 5.0 or AMD MI GPUs with architecture gfx906", RELION's error note)."""
     seen = _named_targets(log, catalog)
     if len(seen) != 1:
         return {}
     (gfx, i), = seen.items()
-    before = next((line.text for line in reversed(log.lines[max(0, i - 3):i]) if line.text.strip()), "")
-    if _REQUIREMENT.search(log.lines[i].text) or _REQUIREMENT.search(before):
+    if _states_requirement(log, i):
         return {}
     return {i: [_Sighting(catalog.from_gfx(gfx), _MENTION_STRENGTH, log.lines[i])]}
 
