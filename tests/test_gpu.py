@@ -23,6 +23,10 @@ def detect(text, kb):
         ("Found GPU0 GeForce GTX 1080 which is of cuda capability 6.1.", "NVIDIA GeForce GTX 1080", "6.1"),
         ("Minimum capability: 80. Current capability: 75.", "compute capability 7.5", "7.5"),
         ("  what():  This program was not compiled for SM 75", "compute capability 7.5", "7.5"),   # Thrust/CUB
+        ("GPU #0 GRID A100D-8C (108x64 cores) (Cap 8.0) (8187.9 MB)",       # VanitySearch#139
+         "GRID A100D-8C", "8.0"),
+        ("Creating instance retinaface on GPU 0 (7.0) using artifact 'model.pt'",                  # Triton server
+         "compute capability 7.0", "7.0"),
         ("    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)",
          "compute capability 7.5", "7.5"),
         ("|   0  Tesla V100-SXM2-32GB           On  | 00000000:00:04.0 Off |                    0 |",
