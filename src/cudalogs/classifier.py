@@ -54,13 +54,15 @@ _HARMLESS = (
 # a GPU's own out-of-memory messages are matched by signatures, which still see every line. The same holds for a
 # TPU's memory (XLA:TPU "Ran out of memory in memory space hbm", "(0x0x0_HBM0)") and TensorFlow's CPU allocator
 # ("OOM when allocating tensor ... by allocator cpu"), which scored up to 0.998 (tensorflow/tpu#385), and for Slurm's
-# "oom-kill event" / "cgroup out-of-memory handler" notes.
+# "oom-kill event" / "cgroup out-of-memory handler" notes, and ggml's pinned host buffer, which it then replaces
+# with pageable memory ("failed to allocate 24000.00 MiB of pinned memory: out of memory; using pageable cached
+# fallback": a warning, scored 0.9+ for the GPU's out of memory).
 _OTHER_MEMORY = (
     r"out of memory: kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
     r"javascript heap out of memory|java\.lang\.outofmemoryerror|memoryerror: unable to allocate [\d.]+ [kmgtp]?i?b "
     r"for an array|cannot allocate memory|"
     r"ran out of memory in memory space (?:hbm|vmem)|xla:tpu compile permanent error|_hbm\d\)|by allocator cpu\b|"
-    r"oom-kill event|cgroup out-of-memory handler")
+    r"oom-kill event|cgroup out-of-memory handler|of pinned memory: out of memory")
 # Both kinds in one pattern: every line of a log is tested against it once.
 _NOT_READ = re.compile(f"{_HARMLESS}|{_OTHER_MEMORY}")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
