@@ -35,3 +35,15 @@ def test_a_title_never_shows_an_aside_about_an_unknown_value():
         "vLLM: Bfloat16 needs compute capability 8.0"
     assert render_title("ggml CUDA: {op} failed", unknown) == "ggml CUDA: <op> failed"   # no aside to drop
     assert render_title("code {not_a_field} stays", unknown) == "code {not_a_field} stays"
+
+
+def test_an_alternative_that_points_at_no_line_names_none(kb):
+    from dataclasses import replace
+
+    from cudalogs import render
+
+    report = explain("RuntimeError: CUDA error: no kernel image is available for execution on the device", kb=kb)
+    first = report.diagnoses[0]
+    shown = render.text(replace(report, diagnoses=(first, replace(first, cls="arch-dropped", evidence=()))))
+    assert "Also possible:" in shown and "[line ?]" not in shown
+    assert shown.splitlines()[-1].strip().startswith("arch-dropped")

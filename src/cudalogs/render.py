@@ -74,7 +74,8 @@ def text(report: Report, color: bool = False, width: int = 100) -> str:
     out += _diagnosis_lines(first, c, width)
     if rest:
         out.append(c.bold("Also possible:"))
-        out += [f"  {d.cls} ({d.confidence:.2f}): {d.title}  [line {d.evidence[0].line_no if d.evidence else '?'}]" for d in rest]
+        out += [f"  {d.cls} ({d.confidence:.2f}): {d.title}" + (f"  [line {d.evidence[0].line_no}]" if d.evidence else "")
+                for d in rest]  # a classifier's alternative may point at no line of its own
     return "\n".join(out + _notes(report)) + "\n"
 
 
