@@ -47,16 +47,17 @@ _HARMLESS = (
     r"this tensorflow binary is optimized|"
     r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
     r"onednn custom operations are on|a matching triton is not available")
-# Messages about another memory than the GPU's (the host's, a TPU's): the Linux OOM killer ("Out of memory: Killed
-# process 4101 (python)", a cgroup limit), numpy's "MemoryError: Unable to allocate 12.0 GiB for an array", errno 12
-# "Cannot allocate memory", Node's and Java's heaps. They share "out of memory" with the GPU fault and scored up to
-# 0.99 for it (Qwen-VL-Series-Finetune#135, a fine-tune killed for system RAM), so the classifier does not read them;
-# a GPU's own out-of-memory messages are matched by signatures, which still see every line. The same holds for a
-# TPU's memory (XLA:TPU "Ran out of memory in memory space hbm", "(0x0x0_HBM0)") and TensorFlow's CPU allocator
-# ("OOM when allocating tensor ... by allocator cpu"), which scored up to 0.998 (tensorflow/tpu#385), and for Slurm's
-# "oom-kill event" / "cgroup out-of-memory handler" notes, and ggml's pinned host buffer, which it then replaces
-# with pageable memory ("failed to allocate 24000.00 MiB of pinned memory: out of memory; using pageable cached
-# fallback": a warning, scored 0.9+ for the GPU's out of memory).
+# Messages about another memory than the GPU's. They share "out of memory" with the GPU fault and scored up to 0.998
+# for it, so the classifier does not read them; a GPU's own out-of-memory messages are matched by signatures, which
+# still see every line. One group per line below:
+# - the host's RAM: the Linux OOM killer ("Out of memory: Killed process 4101 (python)", a cgroup limit), numpy's
+#   "MemoryError: Unable to allocate 12.0 GiB for an array", Node's and Java's heaps, errno 12 "Cannot allocate
+#   memory" (Qwen-VL-Series-Finetune#135: a fine-tune killed for system RAM, scored 0.99);
+# - a TPU's memory and TensorFlow's CPU allocator: XLA:TPU "Ran out of memory in memory space hbm", "(0x0x0_HBM0)",
+#   "OOM when allocating tensor ... by allocator cpu" (tensorflow/tpu#385, scored 0.998);
+# - Slurm's "oom-kill event" / "cgroup out-of-memory handler" notes, and ggml's pinned host buffer, a warning after
+#   which it uses pageable memory ("failed to allocate 24000.00 MiB of pinned memory: out of memory; using pageable
+#   cached fallback", scored 0.9+).
 _OTHER_MEMORY = (
     r"out of memory: kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
     r"javascript heap out of memory|java\.lang\.outofmemoryerror|memoryerror: unable to allocate [\d.]+ [kmgtp]?i?b "
