@@ -36,6 +36,8 @@ def test_validate_passes_on_a_good_tree(runner, tiny_tree):
         ("arch_seen = \"600\"", "arch_seen = \"601\"", "examples[0].expect.arch_seen: captured '600', expected '601'"),
         ('id = "ggml-no-device-code"', 'id = "other-id"', "id: 'other-id' differs from the file name"),
         ("CUDA arch 520. ggml", "CUDA arch 520, ggml", "examples[1]: the log from https://github.com/ggml-org/whisper.cpp/issues/2050 does not match"),
+        ('family = "ggml"', 'family = "ggml"\ncontext = [{when = "rocm", pattern = "hip"}]', "context[0]: give either pattern"),
+        ('family = "ggml"', 'family = "ggml"\ncontext = [{when = "rocmm", weight = 0.1}]', "context[0].when: unknown name(s) rocmm"),
         ('family = "ggml"', "family = \"ggml\"\nquiet_when = \"log_has('compiled for')\"", "examples[0]: the log from https://github.com/mozilla-ai/llamafile/issues/434 meets quiet_when"),
     ],
 )

@@ -492,3 +492,24 @@ def test_container_shell_is_only_the_logs_own_lines_from_inside_one(kb, log, she
 def test_the_log_says_whether_it_runs_under_wsl(kb, log, wsl):
     """`wsl` in the condition language: one definition (data/log_facts.toml [[wsl]]) instead of each entry's copy."""
     assert detect(log, kb).wsl is wsl
+
+
+@pytest.mark.parametrize(("log", "rocm"), [
+    ("RuntimeError: HIP error: invalid device function", True),
+    ("hipErrorNoBinaryForGpu: Unable to find code object for all current devices!", True),
+    ("torch 2.1.0+rocm5.6 is installed", True),
+    ("rocBLAS error: Could not initialize Tensile host: No devices found", True),
+    ("export HSA_OVERRIDE_GFX_VERSION=10.3.0", True),
+    ("  Device 0: AMD Radeon RX 6800 XT, gfx1030 (0x1030), VMM: no", True),
+    # on every CUDA machine: PyTorch's collect_env names HIP, ROCm and MIOpen with N/A
+    ("ROCM used to build PyTorch: N/A\nHIP runtime version: N/A\nMIOpen runtime version: N/A", False),
+    ("ROCM used to build PyTorch   : N/A", False),
+    ("INFO:jax._src.xla_bridge:Unable to initialize backend 'rocm': module 'jaxlib.xla_extension' has no attribute", False),
+    ('msg="Dynamic LLM libraries [cpu cpu_avx cpu_avx2 cuda_v11 cuda_v12 rocm_v60102]"', False),
+    ("prebuilt binary /zip/ggml-rocm.so not found", False),
+    ("I'll ship the chip with the relationship", False),   # "hip" only as a word of its own
+])
+def test_the_log_says_whether_amds_rocm_stack_is_at_work(kb, log, rocm):
+    """`rocm` in the condition language: one definition (data/log_facts.toml [[rocm]]) with its exceptions, instead
+    of each entry's own list of AMD words."""
+    assert detect(log, kb).rocm is rocm

@@ -58,6 +58,24 @@ def test_an_entrys_quiet_when_keeps_a_known_harmless_hit_silent(kb):
     assert [d.id for d in nvidia.diagnoses][:1] == ["torch-gpu-too-old"]
 
 
+COLLECT_ENV_CUDA = """PyTorch version: 2.1.0+cu118
+CUDA used to build PyTorch: 11.8
+ROCM used to build PyTorch: N/A
+GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090
+HIP runtime version: N/A
+MIOpen runtime version: N/A
+"""
+
+
+def test_collect_envs_na_lines_do_not_make_a_cuda_log_an_amd_one(kb):
+    # "invalid device function" reads differently on CUDA and on HIP builds; collect_env names ROCm, HIP and MIOpen
+    # on every CUDA machine (as N/A), which once sent this log to the AMD reading. The [[rocm]] fact knows the N/A.
+    failure = "RuntimeError: CUDA Failure at src/ops/roi_align.cu:88: invalid device function\n"
+    assert explain(COLLECT_ENV_CUDA + failure, kb=kb).diagnoses[0].cls == "arch-not-compiled"
+    hip = "torch 2.1.0+rocm5.6\n" + failure
+    assert explain(hip, kb=kb).diagnoses[0].cls == "rocm-gfx-unsupported"
+
+
 def test_a_generic_hit_does_not_hide_a_specific_message_a_wrapped_paste_broke(kb):
     # an AWQ kernel build failing on Turing, wrapped at 80 columns: each ptxas line breaks before "Feature ...", so
     # only the generic "Feature ... requires .target" entry matches a single line; the joined pass finds the AWQ one

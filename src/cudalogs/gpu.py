@@ -83,6 +83,7 @@ class LogFacts:
     os: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]  # name, pattern, any-of literal prefilter
     container: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of a container
     wsl: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of WSL2
+    rocm: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of ROCm/HIP
 
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
@@ -94,11 +95,12 @@ class LogFacts:
             os=_named_patterns(raw.get("os", [])),
             container=_named_patterns(raw.get("container", [])),
             wsl=_named_patterns(raw.get("wsl", [])),
+            rocm=_named_patterns(raw.get("rocm", [])),
         )
 
 
 def _named_patterns(raw: list[dict[str, Any]]) -> tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]:
-    """[[os]] / [[container]] / [[wsl]] tables: each name with its pattern and the literals that rule a text out
+    """[[os]] / [[container]] / [[wsl]] / [[rocm]] tables: each name with its pattern and the literals that rule a text out
     unscanned."""
     return tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw)
 
@@ -155,7 +157,7 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     sign = _first_named(log, facts.container)  # "shell" (the log's lines come from inside one), "named" or ""
     environment: dict[str, Any] = dict(versions=_versions(log, facts), os=_first_named(log, facts.os),
                                       container=bool(sign), container_shell=sign == "shell",
-                                      wsl=bool(_first_named(log, facts.wsl)))
+                                      wsl=bool(_first_named(log, facts.wsl)), rocm=bool(_first_named(log, facts.rocm)))
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
         return GpuContext(override, "flag", others=tuple(o for o in others if o != override.name), **environment)
@@ -359,7 +361,7 @@ def _versions(log: LogText, facts: LogFacts) -> tuple[tuple[str, str], ...]:
 
 
 def _first_named(log: LogText, table: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]) -> str:
-    """The name of the first [[os]] / [[container]] / [[wsl]] pattern the log matches, "" if none."""
+    """The name of the first [[os]] / [[container]] / [[wsl]] / [[rocm]] pattern the log matches, "" if none."""
     for name, pattern, literals in table:
         if literals and not any(literal in log.lower for literal in literals):
             continue  # the pattern cannot match: skip a full regex scan of the text

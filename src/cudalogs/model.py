@@ -37,6 +37,7 @@ class ContextPattern:
 
     pattern: str
     weight: float
+    when: str = ""  # instead of a pattern, a condition (e.g. "vendor == 'amd' or rocm": a fact defined once)
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class GpuContext:
     container: bool = False  # the log shows the program running in a container (data/log_facts.toml [[container]])
     container_shell: bool = False  # ... and its own lines come from inside it (a container's prompt or compose prefix)
     wsl: bool = False  # the log shows Windows' WSL2 (its kernel, its driver library path; data/log_facts.toml [[wsl]])
+    rocm: bool = False  # the log shows AMD's ROCm/HIP stack at work (its runtime, libraries, gfx targets; [[rocm]])
 
     @property
     def version_map(self) -> dict[str, str]:

@@ -75,7 +75,7 @@ def _diagnosis(entry: Entry, hits: list[Hit], line_text: Mapping[int, str], ctx:
         return None
     reading = read_entry(entry, env, log_has)
     specs = fix_specs(entry, reading)
-    score, why = _score(entry, hits, log_has)
+    score, why = _score(entry, hits, env, log_has)
     # two signatures of one entry can match the same line: it is one piece of evidence
     evidence = tuple(dict.fromkeys(Evidence(h.line_no, line_text.get(h.line_no, h.text).strip()) for h in hits))[:MAX_EVIDENCE]
     diagnosis = Diagnosis(
@@ -87,12 +87,15 @@ def _diagnosis(entry: Entry, hits: list[Hit], line_text: Mapping[int, str], ctx:
     return diagnosis, score
 
 
-def _score(entry: Entry, hits: list[Hit], log_has: Callable[[str], bool] | None) -> tuple[float, str]:
-    """Confidence from how specific and how final the message is, adjusted by context patterns."""
+def _score(entry: Entry, hits: list[Hit], env: Mapping[str, Any],
+           log_has: Callable[[str], bool] | None) -> tuple[float, str]:
+    """Confidence from how specific and how final the message is, adjusted by context: a pattern elsewhere in the
+    log, or a condition on facts read from it once for every entry (`rocm`, `container`)."""
     score = 0.30 + 0.10 * entry.specificity + SEVERITY_BONUS.get(entry.severity, 0.0) + STATUS_BONUS.get(entry.status, 0.0)
     context = 0.0
     if log_has is not None:
-        context = sum(c.weight for c in entry.context if log_has(c.pattern))
+        context = sum(c.weight for c in entry.context
+                      if (conditions.evaluate(c.when, env, log_has) is True if c.when else log_has(c.pattern)))
     score += max(-0.2, min(0.2, context))
     if len(hits) > 1:
         score += 0.02

@@ -65,7 +65,8 @@ def entry_from_dict(raw: dict[str, Any], path: str = "") -> Entry:
         examples=tuple(_example(e) for e in raw.get("examples", [])),
         severity=raw.get("severity", "fatal"),
         specificity=int(raw.get("specificity", 3)),
-        context=tuple(ContextPattern(c["pattern"], float(c.get("weight", 0.1))) for c in raw.get("context", [])),
+        context=tuple(ContextPattern(c.get("pattern", ""), float(c.get("weight", 0.1)), str(c.get("when", "")).strip())
+                      for c in raw.get("context", [])),
         variants=tuple(_variant(v) for v in raw.get("variants", [])),
         near_misses=tuple(raw.get("near_misses", [])),
         false_positives=str(raw.get("false_positives", "")).strip(),

@@ -68,7 +68,7 @@ def validate_entry(raw: dict[str, Any], path: Path, classes: set[str]) -> list[P
         bad("specificity", "an integer from 1 (generic runtime error) to 5 (names the capability or kernel)")
     groups = _check_signatures(raw, bad)
     names = set(GPU_FIELDS) | set(ENV_FIELDS) | groups
-    _check_context(raw, bad)
+    _check_context(raw, names, bad)
     _check_text_fields(raw, names, bad)
     _check_references(raw, bad)
     _check_examples(raw, bad)
@@ -126,11 +126,17 @@ def pattern_problem(pattern: str) -> str:
     return ""
 
 
-def _check_context(raw: dict[str, Any], bad: Any) -> None:
+def _check_context(raw: dict[str, Any], names: set[str], bad: Any) -> None:
+    """Each [[context]] has a `pattern` or a `when` condition (a fact read once from the log, e.g. `rocm`)."""
     for i, ctx in enumerate(raw.get("context", [])):
-        problem = pattern_problem(ctx.get("pattern", "")) if isinstance(ctx, dict) else "not a table"
-        if problem:
-            bad(f"context[{i}].pattern", problem)
+        if isinstance(ctx, dict) and ("pattern" in ctx) == ("when" in ctx):
+            bad(f"context[{i}]", "give either pattern = '...' or when = \"...\" (a condition), not both or neither")
+        elif isinstance(ctx, dict) and "when" in ctx:
+            _check_condition(f"context[{i}].when", str(ctx["when"]), names, bad)
+        else:
+            problem = pattern_problem(ctx.get("pattern", "")) if isinstance(ctx, dict) else "not a table"
+            if problem:
+                bad(f"context[{i}].pattern", problem)
         weight = ctx.get("weight", 0.1) if isinstance(ctx, dict) else 0
         if not isinstance(weight, (int, float)) or not -1 <= weight <= 1:
             bad(f"context[{i}].weight", "a number from -1 to 1")
