@@ -40,6 +40,13 @@ def test_json_says_when_the_log_comes_from_a_container(runner):
     doc = json.loads(runner.invoke(app, ["explain", "--format", "json"], input=line).stdout)
     assert doc["environment"]["container"] is True
     assert doc["environment"]["wsl"] is False
+    assert doc["environment"]["rocm"] is False
+
+
+def test_json_says_when_the_log_shows_amds_rocm_stack(runner):
+    line = "RuntimeError: HIP error: invalid device function\n"
+    doc = json.loads(runner.invoke(app, ["explain", "--format", "json"], input=line).stdout)
+    assert doc["environment"]["rocm"] is True
 
 
 def test_explain_markdown(runner):

@@ -19,6 +19,15 @@ def test_no_title_or_root_cause_shows_a_raw_placeholder(kb):
     assert shown == []
 
 
+def test_the_entries_an_unknown_answer_lists_as_related_show_no_raw_placeholder(kb):
+    # a reporter's words match no signature; the nearest entries are listed by their titles, as a diagnosis reads them
+    related = [title for text in ("7840HS -amdgpu is not supported", "GPU with CUDA capability is not supported",
+                                  "flash attention does not work on my old card")
+               for _, title, _ in explain(text, kb=kb).related]
+    assert related, "no unknown answer listed a related entry"
+    assert [t for t in related if RAW_PLACEHOLDER.search(t)] == []
+
+
 def test_a_field_only_one_signature_captures_leaves_the_title_and_shows_as_unknown_in_the_text(kb):
     # the bare exception form names no size: the title drops its "(tried to allocate ...)" aside
     top = explain("RuntimeError: CUDA out of memory", kb=kb).diagnoses[0]

@@ -12,11 +12,11 @@ from typing import BinaryIO
 
 import regex
 
-from cudalogs import classifier, combine, normalize, rank, signatures
+from cudalogs import classifier, combine, fixes, normalize, rank, signatures
 from cudalogs import gpu as gpu_context
 from cudalogs.knowledge import KnowledgeBase, load_kb
 from cudalogs.logtext import LogText
-from cudalogs.model import Gpu, InputSummary, Line, Report
+from cudalogs.model import Entry, Gpu, GpuContext, InputSummary, Line, Report
 
 NO_DIAGNOSIS = "No known GPU error found in this log."
 EMPTY_INPUT = "The input is empty: paste or pipe the log that shows the error."
@@ -117,8 +117,14 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx, 
     found = [] if quieted else combine.classifier_only(kept, probs, nearest, ctx, model.threshold_for(reports), set())[:1]
     if found:  # the answer passed the threshold; its runners-up follow it, ranked below, as with a signature hit
         return found + combine.top3_extras(kept, probs, nearest, ctx, {found[0].cls}, room=2), ()
-    related = tuple((eid, kb.by_id[eid].title, round(score, 2)) for score, eid in similar()[:3] if score >= 0.1)
+    related = tuple((eid, _headline(kb.by_id[eid], ctx), round(score, 2)) for score, eid in similar()[:3] if score >= 0.1)
     return found, related
+
+
+def _headline(entry: Entry, ctx: GpuContext) -> str:
+    """An entry's title as a diagnosis would read it for this GPU, nothing captured: "... capability <major> <minor>"
+    or the aside left out, never the template's raw "{major}"."""
+    return fixes.render_title(entry.title, fixes.environment(ctx, {}, entry))
 
 
 GENERIC_SPECIFICITY = 3  # at or below: a message that a more specific one (perhaps wrapped) may explain

@@ -21,7 +21,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "schema_version": report.schema_version,
         "gpu": _gpu_dict(report.gpu),
         "environment": {"os": report.gpu.os or None, "container": report.gpu.container,
-                        "wsl": report.gpu.wsl,
+                        "wsl": report.gpu.wsl, "rocm": report.gpu.rocm,
                         "versions": report.gpu.version_map},
         "diagnoses": [_diagnosis_dict(d) for d in report.diagnoses],
         "message": report.message or None,
