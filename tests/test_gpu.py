@@ -513,3 +513,13 @@ def test_the_log_says_whether_amds_rocm_stack_is_at_work(kb, log, rocm):
     """`rocm` in the condition language: one definition (data/log_facts.toml [[rocm]]) with its exceptions, instead
     of each entry's own list of AMD words."""
     assert detect(log, kb).rocm is rocm
+
+
+@pytest.mark.parametrize(("log", "short"), [
+    ("OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading ...", True),
+    ("Could not load library cudnn_cnn_infer64_8.dll. Error code 1455", True),
+    ("OSError: [WinError 126] The specified module could not be found. Error loading cudnn_adv_infer64_8.dll", False),
+])
+def test_the_log_says_whether_windows_ran_out_of_virtual_memory(kb, log, short):
+    """`paging_file_too_small`: error 1455 ends in the same DLL tail as a missing CUDA library, but is a host limit."""
+    assert detect(log, kb).paging_file_too_small is short

@@ -16,7 +16,7 @@ from cudalogs.model import Entry, FixSpec, Fix, Gpu, GpuContext
 
 GPU_FIELDS = ("gpu", "arch", "cc", "sm", "vendor", "family", "gfx", "tensor_cores", "smem_per_block",
               "memory_gb", "hsa_override")
-ENV_FIELDS = ("os", "container", "container_shell", "wsl", "rocm", "torch", "cuda", "driver", "vllm", "llamacpp_build",
+ENV_FIELDS = ("os", "container", "container_shell", "wsl", "rocm", "paging_file_too_small", "torch", "cuda", "driver", "vllm", "llamacpp_build",
               "koboldcpp", "llamafile")
 UNKNOWN_TEXT = {
     "gpu": "<your GPU>",
@@ -51,6 +51,7 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
     env["container_shell"] = ctx.container_shell
     env["wsl"] = ctx.wsl  # never unknown either
     env["rocm"] = ctx.rocm  # nor this
+    env["paging_file_too_small"] = ctx.paging_file_too_small
     env.update(ctx.version_map)
     for key, value in fields.items():
         env[key] = int(value) if value.isdigit() else value

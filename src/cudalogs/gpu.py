@@ -84,6 +84,7 @@ class LogFacts:
     container: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of a container
     wsl: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of WSL2
     rocm: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of ROCm/HIP
+    paging_file: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # ... of Windows' error 1455
 
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
@@ -96,11 +97,12 @@ class LogFacts:
             container=_named_patterns(raw.get("container", [])),
             wsl=_named_patterns(raw.get("wsl", [])),
             rocm=_named_patterns(raw.get("rocm", [])),
+            paging_file=_named_patterns(raw.get("paging_file", [])),
         )
 
 
 def _named_patterns(raw: list[dict[str, Any]]) -> tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]:
-    """[[os]] / [[container]] / [[wsl]] / [[rocm]] tables: each name with its pattern and the literals that rule a text out
+    """[[os]] / [[container]] / [[wsl]] / [[rocm]] / [[paging_file]] tables: each name with its pattern and the literals that rule a text out
     unscanned."""
     return tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw)
 
@@ -157,7 +159,8 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     sign = _first_named(log, facts.container)  # "shell" (the log's lines come from inside one), "named" or ""
     environment: dict[str, Any] = dict(versions=_versions(log, facts), os=_first_named(log, facts.os),
                                       container=bool(sign), container_shell=sign == "shell",
-                                      wsl=bool(_first_named(log, facts.wsl)), rocm=bool(_first_named(log, facts.rocm)))
+                                      wsl=bool(_first_named(log, facts.wsl)), rocm=bool(_first_named(log, facts.rocm)),
+                                      paging_file_too_small=bool(_first_named(log, facts.paging_file)))
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
         return GpuContext(override, "flag", others=tuple(o for o in others if o != override.name), **environment)
@@ -361,7 +364,7 @@ def _versions(log: LogText, facts: LogFacts) -> tuple[tuple[str, str], ...]:
 
 
 def _first_named(log: LogText, table: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]) -> str:
-    """The name of the first [[os]] / [[container]] / [[wsl]] / [[rocm]] pattern the log matches, "" if none.
+    """The name of the first [[os]] / [[container]] / [[wsl]] / [[rocm]] / [[paging_file]] pattern the log matches, "" if none.
 
     With its branches' literals known, a pattern is tried only on the lines holding one: these patterns open with
     an alternation that re cannot skip ahead on, so a scan of a whole 50 KB text costs milliseconds, and common

@@ -160,6 +160,7 @@ class GpuContext:
     container_shell: bool = False  # ... and its own lines come from inside it (a container's prompt or compose prefix)
     wsl: bool = False  # the log shows Windows' WSL2 (its kernel, its driver library path; data/log_facts.toml [[wsl]])
     rocm: bool = False  # the log shows AMD's ROCm/HIP stack at work (its runtime, libraries, gfx targets; [[rocm]])
+    paging_file_too_small: bool = False  # Windows ran out of virtual memory loading a DLL (error 1455; [[paging_file]])
 
     @property
     def version_map(self) -> dict[str, str]:
