@@ -16,8 +16,8 @@ from cudalogs.model import Entry, FixSpec, Fix, Gpu, GpuContext
 
 GPU_FIELDS = ("gpu", "arch", "cc", "sm", "vendor", "family", "gfx", "tensor_cores", "smem_per_block",
               "memory_gb", "hsa_override")
-ENV_FIELDS = ("os", "container", "container_shell", "wsl", "rocm", "paging_file_too_small", "torch", "cuda", "driver", "vllm", "llamacpp_build",
-              "koboldcpp", "llamafile")
+ENV_FIELDS = ("os", "container", "container_shell", "wsl", "rocm", "paging_file_too_small", "torch", "cuda", "driver",
+              "vllm", "llamacpp_build", "koboldcpp", "llamafile")
 UNKNOWN_TEXT = {
     "gpu": "<your GPU>",
     "cc": "<your compute capability, e.g. 8.6>",

@@ -102,8 +102,8 @@ class LogFacts:
 
 
 def _named_patterns(raw: list[dict[str, Any]]) -> tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]:
-    """[[os]] / [[container]] / [[wsl]] / [[rocm]] / [[paging_file]] tables: each name with its pattern and the literals that rule a text out
-    unscanned."""
+    """[[os]] / [[container]] / [[wsl]] / [[rocm]] / [[paging_file]] tables: each name with its pattern and the
+    literals that rule a text out unscanned."""
     return tuple((o["name"], re.compile(o["pattern"]), branch_literals(o["pattern"])) for o in raw)
 
 
@@ -159,7 +159,8 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     sign = _first_named(log, facts.container)  # "shell" (the log's lines come from inside one), "named" or ""
     environment: dict[str, Any] = dict(versions=_versions(log, facts), os=_first_named(log, facts.os),
                                       container=bool(sign), container_shell=sign == "shell",
-                                      wsl=bool(_first_named(log, facts.wsl)), rocm=bool(_first_named(log, facts.rocm)),
+                                      wsl=bool(_first_named(log, facts.wsl)),
+                                      rocm=bool(_first_named(log, facts.rocm)),
                                       paging_file_too_small=bool(_first_named(log, facts.paging_file)))
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
@@ -364,7 +365,8 @@ def _versions(log: LogText, facts: LogFacts) -> tuple[tuple[str, str], ...]:
 
 
 def _first_named(log: LogText, table: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]) -> str:
-    """The name of the first [[os]] / [[container]] / [[wsl]] / [[rocm]] / [[paging_file]] pattern the log matches, "" if none.
+    """The name of the first pattern of a [[os]] / [[container]] / [[wsl]] / [[rocm]] / [[paging_file]] table that
+    the log matches, "" if none.
 
     With its branches' literals known, a pattern is tried only on the lines holding one: these patterns open with
     an alternation that re cannot skip ahead on, so a scan of a whole 50 KB text costs milliseconds, and common

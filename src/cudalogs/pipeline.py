@@ -117,7 +117,8 @@ def _with_classifier(diagnoses: list, kept: list[Line], kb: KnowledgeBase, ctx, 
     found = [] if quieted else combine.classifier_only(kept, probs, nearest, ctx, model.threshold_for(reports), set())[:1]
     if found:  # the answer passed the threshold; its runners-up follow it, ranked below, as with a signature hit
         return found + combine.top3_extras(kept, probs, nearest, ctx, {found[0].cls}, room=2), ()
-    related = tuple((eid, _headline(kb.by_id[eid], ctx), round(score, 2)) for score, eid in similar()[:3] if score >= 0.1)
+    related = tuple((eid, _headline(kb.by_id[eid], ctx), round(score, 2))
+                    for score, eid in similar()[:3] if score >= 0.1)
     return found, related
 
 
