@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from cudalogs import conditions
-from cudalogs.model import Entry, FixSpec, Fix, Gpu, GpuContext
+from cudalogs.model import FLAG_FACTS, Entry, FixSpec, Fix, Gpu, GpuContext
 
 GPU_FIELDS = ("gpu", "arch", "cc", "sm", "vendor", "family", "gfx", "tensor_cores", "smem_per_block",
               "memory_gb", "hsa_override")
-ENV_FIELDS = ("os", "container", "container_shell", "wsl", "rocm", "paging_file_too_small", "torch", "cuda", "driver",
-              "vllm", "llamacpp_build", "koboldcpp", "llamafile")
+ENV_FIELDS = ("os", "container", "container_shell", *FLAG_FACTS, "torch", "cuda", "driver", "vllm", "llamacpp_build",
+              "koboldcpp", "llamafile")
 UNKNOWN_TEXT = {
     "gpu": "<your GPU>",
     "cc": "<your compute capability, e.g. 8.6>",
@@ -49,9 +49,7 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
     env["os"] = ctx.os or None
     env["container"] = ctx.container  # never unknown: no sign of a container reads as none
     env["container_shell"] = ctx.container_shell
-    env["wsl"] = ctx.wsl  # never unknown either
-    env["rocm"] = ctx.rocm  # nor this
-    env["paging_file_too_small"] = ctx.paging_file_too_small
+    env.update({name: getattr(ctx, name) for name in FLAG_FACTS})  # never unknown either
     env.update(ctx.version_map)
     for key, value in fields.items():
         env[key] = int(value) if value.isdigit() else value

@@ -16,7 +16,7 @@ from typing import Any
 from cudalogs.catalog import BARE_MODEL, Catalog
 from cudalogs.errors import UnknownGpuError
 from cudalogs.logtext import LogText
-from cudalogs.model import Gpu, GpuContext, Line
+from cudalogs.model import FLAG_FACTS, Gpu, GpuContext, Line
 from cudalogs.normalize import strip_prefix
 from cudalogs.signatures import branch_literals, required_literal
 
@@ -82,9 +82,8 @@ class LogFacts:
     versions: tuple[tuple[str, "re.Pattern[str]"], ...]
     os: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]  # name, pattern, any-of literal prefilter
     container: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of a container
-    wsl: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of WSL2
-    rocm: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # the same form: signs of ROCm/HIP
-    paging_file: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...] = ()  # ... of Windows' error 1455
+    # the same form, one table per yes/no fact (model.FLAG_FACTS: [[wsl]], [[rocm]], [[paging_file]])
+    flags: tuple[tuple[str, tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]], ...] = ()
 
     @classmethod
     def from_data(cls, raw: dict[str, Any]) -> "LogFacts":
@@ -95,9 +94,7 @@ class LogFacts:
             versions=tuple((v["name"], re.compile(v["pattern"])) for v in raw.get("version", [])),
             os=_named_patterns(raw.get("os", [])),
             container=_named_patterns(raw.get("container", [])),
-            wsl=_named_patterns(raw.get("wsl", [])),
-            rocm=_named_patterns(raw.get("rocm", [])),
-            paging_file=_named_patterns(raw.get("paging_file", [])),
+            flags=tuple((table, _named_patterns(raw.get(table, []))) for table in FLAG_FACTS.values()),
         )
 
 
@@ -159,9 +156,7 @@ def context(lines: Sequence[Line] | LogText, catalog: Catalog, facts: LogFacts,
     sign = _first_named(log, facts.container)  # "shell" (the log's lines come from inside one), "named" or ""
     environment: dict[str, Any] = dict(versions=_versions(log, facts), os=_first_named(log, facts.os),
                                       container=bool(sign), container_shell=sign == "shell",
-                                      wsl=bool(_first_named(log, facts.wsl)),
-                                      rocm=bool(_first_named(log, facts.rocm)),
-                                      paging_file_too_small=bool(_first_named(log, facts.paging_file)))
+                                      **_flags(log, facts))
     others = tuple(dict.fromkeys(s.gpu.name for s in sightings))
     if override is not None:
         return GpuContext(override, "flag", others=tuple(o for o in others if o != override.name), **environment)
@@ -362,6 +357,12 @@ def _versions(log: LogText, facts: LogFacts) -> tuple[tuple[str, str], ...]:
                 if m:
                     found[name] = m.group("v")
     return tuple(sorted(found.items()))
+
+
+def _flags(log: LogText, facts: LogFacts) -> dict[str, bool]:
+    """Each of GpuContext's yes/no facts, read by its table (model.FLAG_FACTS)."""
+    tables = dict(facts.flags)
+    return {field: bool(_first_named(log, tables.get(table, ()))) for field, table in FLAG_FACTS.items()}
 
 
 def _first_named(log: LogText, table: tuple[tuple[str, "re.Pattern[str]", tuple[str, ...]], ...]) -> str:

@@ -145,6 +145,11 @@ class Gpu:
         return not self.name.startswith(CAPABILITY_ONLY)
 
 
+# GpuContext's yes/no facts -> the data/log_facts.toml table that reads each one. A new fact is a table there, a
+# field below and a line here: the reading (gpu.context) and the condition name (fixes.environment) follow from this.
+FLAG_FACTS = {"wsl": "wsl", "rocm": "rocm", "paging_file_too_small": "paging_file"}
+
+
 @dataclass(frozen=True)
 class GpuContext:
     """The GPU a diagnosis is about, and where we learned it."""
@@ -158,9 +163,10 @@ class GpuContext:
     os: str = ""
     container: bool = False  # the log shows the program running in a container (data/log_facts.toml [[container]])
     container_shell: bool = False  # ... and its own lines come from inside it (a container's prompt or compose prefix)
-    wsl: bool = False  # the log shows Windows' WSL2 (its kernel, its driver library path; data/log_facts.toml [[wsl]])
-    rocm: bool = False  # the log shows AMD's ROCm/HIP stack at work (its runtime, libraries, gfx targets; [[rocm]])
-    paging_file_too_small: bool = False  # Windows ran out of virtual memory loading a DLL (error 1455; [[paging_file]])
+    # yes/no facts, each read by one data/log_facts.toml table (FLAG_FACTS) and never unknown:
+    wsl: bool = False  # the log shows Windows' WSL2 (its kernel, its driver library path)
+    rocm: bool = False  # the log shows AMD's ROCm/HIP stack at work (its runtime, libraries, gfx targets)
+    paging_file_too_small: bool = False  # Windows ran out of virtual memory loading a DLL (error 1455)
 
     @property
     def version_map(self) -> dict[str, str]:
