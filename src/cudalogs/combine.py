@@ -67,6 +67,8 @@ def top3_extras(lines: Sequence[Line], probs: Mapping[str, float], nearest: Call
 def _from_entry(entry: Entry, cls: str, p: float, lines: Sequence[Line], ctx: GpuContext) -> Diagnosis:
     env = fixes.environment(ctx, {}, entry)  # no signature matched: its captured fields render as "<name>"
     reading = rank.read_entry(entry, env, None)
+    if reading.cls != cls:  # a variant read the message as another class: show the entry's own reading of `cls`
+        reading = rank.Reading(entry.cls, entry.title, entry.root_cause, None)
     evidence = tuple(Evidence(line.no, line.text.strip()) for line in lines if _ERROR_LINE.search(line.text))[:3]
     specs = rank.fix_specs(entry, reading)
     return Diagnosis(
