@@ -27,6 +27,7 @@ UNKNOWN_TEXT = {
     "hsa_override": "<the nearest supported gfx version, e.g. 10.3.0>",
 }
 FIND_OUT = "nvidia-smi --query-gpu=name,compute_cap --format=csv"
+FIND_OUT_OLD_DRIVER = "nvidia-smi -L"  # compute_cap is a query field from driver 510 on; Kepler's last branch is 470
 FIND_OUT_AMD = "rocminfo | grep gfx"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

@@ -9,7 +9,7 @@ import json
 import textwrap
 from typing import Any
 
-from cudalogs.fixes import FIND_OUT, FIND_OUT_AMD
+from cudalogs.fixes import FIND_OUT, FIND_OUT_AMD, FIND_OUT_OLD_DRIVER
 from cudalogs.model import Diagnosis, Fix, GpuContext, Report
 
 _BOLD, _DIM, _RED, _GREEN, _YELLOW, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
@@ -82,7 +82,7 @@ def text(report: Report, color: bool = False, width: int = 100) -> str:
 def _gpu_line(ctx: GpuContext, c: "_Colors") -> str:
     gpu = ctx.gpu
     if gpu is None:
-        return c.dim(f"GPU: not named in the log. Give it with --gpu NAME or --cc X.Y (find it with: {FIND_OUT})")
+        return c.dim(f"GPU: not named in the log. Give it with --gpu NAME or --cc X.Y (find it with: {FIND_OUT}; before driver 510: {FIND_OUT_OLD_DRIVER})")
     arch = f"compute capability {gpu.cc}" if gpu.cc else (gpu.gfx or "")
     arch = "" if arch == gpu.name else arch  # a GPU known only by its capability is named by it already
     where = f"from line {ctx.line_no}" if ctx.source == "log" else "from --gpu/--cc"
@@ -132,7 +132,7 @@ def markdown(report: Report) -> str:
     out = ["### cudalogs diagnosis", ""]
     out.append((gpu.name if not gpu.named else
                 f"{gpu.name} (compute capability {gpu.cc or gpu.gfx or '?'})").join(("**GPU:** ", "")) if gpu else
-               f"**GPU:** not named in the log (run `{FIND_OUT}`)")
+               f"**GPU:** not named in the log (run `{FIND_OUT}`, or `{FIND_OUT_OLD_DRIVER}` before driver 510)")
     out.append("")
     if not report.diagnoses:
         out.append(report.message or "No known GPU error found in this log.")
