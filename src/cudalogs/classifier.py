@@ -39,14 +39,19 @@ _RELEVANT = re.compile(  # matched against lowercased lines (IGNORECASE alternat
 # Start-up lines printed on healthy runs, which share words with real faults: TensorFlow's optional TensorRT
 # libraries ("Could not load dynamic library 'libnvinfer.so.7'", "TF-TRT Warning: Cannot dlopen some TensorRT
 # libraries", beside the fault "Cannot dlopen some GPU libraries"), its CPU-instruction banner, its duplicate
-# cuDNN/cuFFT/cuBLAS factory registration, oneDNN's note, xFormers' "A matching Triton is not available". They are
-# not evidence of anything: the classifier does not read them (googlecolab/colabtools#3408: the TF-TRT lines alone
-# scored 0.95 for no-gpu-visible). Signatures still see every line.
+# cuDNN/cuFFT/cuBLAS factory registration, oneDNN's note, xFormers' "A matching Triton is not available", and
+# ComfyUI's note that it recovered from a VAE out-of-memory by tiling ("Ran out of memory when regular VAE decoding,
+# retrying with tiled VAE decoding": the image is made; Acly/krita-ai-diffusion#86 scored 0.92 for out-of-memory),
+# and KaTrain's fixed message for any KataGo crash, which only guesses at memory ("Engine died unexpectedly without
+# sending output, possibly due to out of memory": katrain#349, an illegal-instruction exit, scored 0.92).
+# They are not evidence of anything: the classifier does not read them (googlecolab/colabtools#3408: the TF-TRT
+# lines alone scored 0.95 for no-gpu-visible). Signatures still see every line.
 _HARMLESS = (
     r"could not load dynamic library 'libnvinfer|tf-trt warning|cannot dlopen some tensorrt libraries|"
     r"this tensorflow binary is optimized|"
     r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
-    r"onednn custom operations are on|a matching triton is not available")
+    r"onednn custom operations are on|a matching triton is not available|retrying with tiled vae (?:de|en)coding|"
+    r"engine died unexpectedly without sending output, possibly due to out of memory")
 # Messages about another memory than the GPU's. They share "out of memory" with the GPU fault and scored up to 0.998
 # for it, so the classifier does not read them; a GPU's own out-of-memory messages are matched by signatures, which
 # still see every line. One group per line below:
