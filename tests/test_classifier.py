@@ -109,3 +109,13 @@ def test_host_memory_messages_are_not_read_as_a_gpu_fault(host_message):
     """The host ran out of RAM, not the GPU: the classifier does not read it, nor count it as a reported failure."""
     assert classifier_text([Line(1, host_message)]) == ""
     assert not reports_failure(host_message)
+
+
+@pytest.mark.parametrize("line", [
+    "Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.",
+    "ERROR: Engine died unexpectedly without sending output, possibly due to out of memory: status 3221225501",
+])
+def test_a_recovered_or_guessed_out_of_memory_note_is_not_read_as_a_gpu_fault(line):
+    """ComfyUI tiles the VAE and carries on; KaTrain prints its memory guess for any engine crash."""
+    assert classifier_text([Line(1, line)]) == ""
+    assert not reports_failure(line)

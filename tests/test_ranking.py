@@ -133,3 +133,15 @@ def test_a_wsl_log_gets_the_wsl_fix_and_a_native_log_does_not(kb):
     titles = lambda log: [f.title for f in explain(log, kb=kb).diagnoses[0].fixes]  # noqa: E731
     assert any("/usr/lib/wsl/lib" in t for t in titles(wsl_log))
     assert not any("WSL" in t for t in titles(native_log))
+
+
+def test_a_classifier_runner_up_reads_its_entry_as_the_class_it_is_labelled_with(kb):
+    """On an RTX 5090 flash-attn's message reads as a Blackwell build problem (a variant); offered as the
+    runner-up class flash-attention-unsupported, it must carry that class's own text, not the variant's."""
+    from cudalogs import combine
+
+    ctx = explain("FlashAttention only supports Ampere GPUs or newer.", gpu="RTX 5090", kb=kb).gpu
+    entry = kb.by_id["flash-attn-requires-ampere"]
+    [extra] = combine.top3_extras([], {"flash-attention-unsupported": 0.3}, lambda cls: entry, ctx, set(), room=1)
+    assert extra.cls == "flash-attention-unsupported"
+    assert extra.root_cause.startswith("FlashAttention-2's CUDA kernels need compute capability 8.0")

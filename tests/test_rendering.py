@@ -4,7 +4,7 @@ import json
 import re
 from pathlib import Path
 
-from cudalogs import explain
+from cudalogs import explain, render
 
 CORPUS = sorted((Path(__file__).parents[1] / "data" / "corpus").glob("*.jsonl"))
 RAW_PLACEHOLDER = re.compile(r"\{\w+\}")
@@ -56,3 +56,10 @@ def test_an_alternative_that_points_at_no_line_names_none(kb):
     shown = render.text(replace(report, diagnoses=(first, replace(first, cls="arch-dropped", evidence=()))))
     assert "Also possible:" in shown and "[line ?]" not in shown
     assert shown.splitlines()[-1].strip().startswith("arch-dropped")
+
+
+def test_with_no_gpu_in_the_log_the_hint_also_works_on_drivers_before_510(kb):
+    """compute_cap is a query field only from driver 510 on; nvidia-smi -L names the GPU on any driver."""
+    report = explain("RuntimeError: CUDA error: no kernel image is available for execution on the device", kb=kb)
+    assert "nvidia-smi -L" in render.text(report).splitlines()[0]
+    assert "`nvidia-smi -L` before driver 510" in render.markdown(report)

@@ -69,7 +69,7 @@ def _from_entry(entry: Entry, cls: str, p: float, lines: Sequence[Line], ctx: Gp
     env = fixes.environment(ctx, {}, entry)  # no signature matched: its captured fields render as "<name>"
     reading = rank.read_entry(entry, env, None)
     if reading.cls != cls:  # a variant read the message as another class: show the entry's own reading of `cls`
-        reading = rank.Reading(entry.cls, entry.title, entry.root_cause, None)
+        reading = rank.own_reading(entry)
     evidence = tuple(Evidence(line.no, line.text.strip()) for line in lines if _ERROR_LINE.search(line.text))[:3]
     specs = rank.fix_specs(entry, reading)
     return Diagnosis(

@@ -35,6 +35,11 @@ def read_entry(entry: Entry, env: Mapping[str, Any], log_has: Callable[[str], bo
         if conditions.evaluate(variant.when, env, log_has) is True:
             return Reading(variant.cls or entry.cls, variant.title or entry.title,
                            variant.root_cause or entry.root_cause, variant)
+    return own_reading(entry)
+
+
+def own_reading(entry: Entry) -> Reading:
+    """The entry read without any variant: its own class, title and root cause."""
     return Reading(entry.cls, entry.title, entry.root_cause, None)
 
 

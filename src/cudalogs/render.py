@@ -82,7 +82,8 @@ def text(report: Report, color: bool = False, width: int = 100) -> str:
 def _gpu_line(ctx: GpuContext, c: "_Colors") -> str:
     gpu = ctx.gpu
     if gpu is None:
-        return c.dim(f"GPU: not named in the log. Give it with --gpu NAME or --cc X.Y (find it with: {FIND_OUT}; before driver 510: {FIND_OUT_OLD_DRIVER})")
+        return c.dim("GPU: not named in the log. Give it with --gpu NAME or --cc X.Y "
+                     f"(find it with: {FIND_OUT}; before driver 510: {FIND_OUT_OLD_DRIVER})")
     arch = f"compute capability {gpu.cc}" if gpu.cc else (gpu.gfx or "")
     arch = "" if arch == gpu.name else arch  # a GPU known only by its capability is named by it already
     where = f"from line {ctx.line_no}" if ctx.source == "log" else "from --gpu/--cc"
