@@ -1,0 +1,32 @@
+"""A fix is shown to the GPUs it helps and kept from the ones it would break (fact-checks of 2026-11-27)."""
+
+from cudalogs import explain
+
+
+def _fix_text(log, kb, gpu=None):
+    report = explain(log, gpu, kb=kb)
+    return "\n".join(f"{f.title}\n{f.steps}" for f in report.diagnoses[0].fixes)
+
+
+def test_a_cpu_only_wheel_is_replaced_by_cu128_on_blackwell_and_cu126_on_pascal(kb):
+    """cu126 wheels hold no sm_120, and cu128 wheels from torch 2.8 on hold no sm_61."""
+    log = "torch.cuda.is_available() returns False on my machine"
+    on_5090 = _fix_text(log, kb, "RTX 5090")
+    on_1080 = _fix_text(log, kb, "GTX 1080")
+    assert "whl/cu128" in on_5090 and "whl/cu126" not in on_5090
+    assert "whl/cu126" in on_1080 and "whl/cu128" not in on_1080
+
+
+def test_tensorflow_unknown_error_303_is_a_missing_libcuda_not_a_broken_uvm_module(kb):
+    """TF 2.x's stub returns 303 when libcuda.so.1 cannot be loaded; reloading nvidia_uvm cannot help there."""
+    log = ("W dso_loader.cc:60] Could not load dynamic library 'libcuda.so.1'\n"
+           "E cuda_driver.cc:328] failed call to cuInit: UNKNOWN ERROR (303)\n")
+    text = _fix_text(log, kb)
+    assert "libcuda.so.1 loadable" in text
+    assert "nvidia_uvm" not in text
+
+
+def test_accelerate_refusing_fp16_on_apple_silicon_is_not_sent_to_nvidia_smi(kb):
+    text = _fix_text("ValueError: fp16 mixed precision requires a GPU (not 'mps').", kb)
+    assert "Apple silicon" in text
+    assert "nvidia-smi" not in text and "download.pytorch.org/whl/cu" not in text
