@@ -30,3 +30,12 @@ def test_accelerate_refusing_fp16_on_apple_silicon_is_not_sent_to_nvidia_smi(kb)
     text = _fix_text("ValueError: fp16 mixed precision requires a GPU (not 'mps').", kb)
     assert "Apple silicon" in text
     assert "nvidia-smi" not in text and "download.pytorch.org/whl/cu" not in text
+
+
+def test_transformers_bare_bf16_refusal_means_no_cuda_device(kb):
+    """transformers appends 'You need Ampere+ GPU' only when CUDA is available; the bare sentence means no GPU."""
+    bare = explain("ValueError: Your setup doesn't support bf16/gpu.", kb=kb).diagnoses[0]
+    old_gpu = explain("ValueError: Your setup doesn't support bf16/gpu. You need Ampere+ GPU with cuda>=11.0",
+                      kb=kb).diagnoses[0]
+    assert bare.cls == "no-gpu-visible"
+    assert old_gpu.cls == "bf16-unsupported"
