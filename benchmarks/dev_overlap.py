@@ -12,12 +12,14 @@ longer log that no third thread repeats (a reporter's own words, posted twice).
 """
 from __future__ import annotations
 
-import json
 import re
 import sys
-import tomllib
 from collections import Counter, defaultdict
 from pathlib import Path
+
+from cudalogs.errors import KBError
+from cudalogs.kb.load import entry_files, read_toml
+from cudalogs.train import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 SHINGLE = 8
@@ -38,23 +40,21 @@ def shingles(text: str) -> set[str]:
 def our_texts() -> list[tuple[str, str]]:
     """Every example log in kb/ and every row in data/, with where it lives and its source."""
     out = []
-    for path in sorted((ROOT / "kb").rglob("*.toml")):
+    for path in entry_files(ROOT / "kb"):
         try:
-            entry = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            continue
+            entry = read_toml(path)
+        except KBError:
+            continue  # `cudalogs kb validate` reports it
         for ex in entry.get("examples", []):
             out.append((f"{path.relative_to(ROOT)} {ex.get('source')}", ex.get("log", "")))
     for path in sorted((ROOT / "data").rglob("*.jsonl")):
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                row = json.loads(line)
-                out.append((f"{path.relative_to(ROOT)}:{n} {row.get('source')}", row.get("log", "")))
+        for n, row in enumerate(read_jsonl([path]), 1):
+            out.append((f"{path.relative_to(ROOT)}:{n} {row.get('source')}", row.get("log", "")))
     return out
 
 
 def main(dev_path: str) -> int:
-    dev = [json.loads(line) for line in open(dev_path, encoding="utf-8") if line.strip()]
+    dev = read_jsonl([Path(dev_path)])
     index: dict[str, set[int]] = defaultdict(set)
     dev_sh = []
     for i, case in enumerate(dev):
