@@ -109,8 +109,3 @@ def applicable(specs: Iterable[FixSpec], env: Mapping[str, Any], log_has: Callab
         out.append(Fix(title=render(spec.title, env), steps=render(spec.steps, env), cost=render(spec.cost, env),
                        applies=applies, condition=spec.when))
     return out
-
-
-def how_to_find_out(env: Mapping[str, Any]) -> str:
-    """The command that tells the user the fact a pending fix depends on."""
-    return FIND_OUT_AMD if env.get("vendor") == "amd" else FIND_OUT
