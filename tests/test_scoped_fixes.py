@@ -39,3 +39,28 @@ def test_transformers_bare_bf16_refusal_means_no_cuda_device(kb):
                       kb=kb).diagnoses[0]
     assert bare.cls == "no-gpu-visible"
     assert old_gpu.cls == "bf16-unsupported"
+
+
+_NEEDS_NEWER = "Device architecture 61 is unsupported. Minimum supported architecture: 70\n"
+
+
+def test_the_gpu_query_falls_back_to_the_plain_list_when_the_driver_is_unknown(kb):
+    """compute_cap is a query field only from driver 510 on; an older driver refuses the whole query."""
+    text = _fix_text(_NEEDS_NEWER, kb)
+    assert "nvidia-smi --query-gpu=name,compute_cap --format=csv || nvidia-smi -L" in text
+    assert "{find_gpu}" not in text
+
+
+def test_a_driver_before_510_gets_only_the_plain_list(kb):
+    text = _fix_text(_NEEDS_NEWER + "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n", kb)
+    assert "nvidia-smi -L" in text and "compute_cap --format" not in text
+
+
+def test_a_driver_from_510_on_gets_the_capability_query_alone(kb):
+    text = _fix_text(_NEEDS_NEWER + "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n", kb)
+    assert "nvidia-smi --query-gpu=name,compute_cap --format=csv" in text and "|| nvidia-smi -L" not in text
+
+
+def test_a_kepler_card_gets_the_plain_list_since_no_driver_after_470_runs_it(kb):
+    text = _fix_text(_NEEDS_NEWER, kb, "Tesla K80")
+    assert "compute_cap --format" not in text

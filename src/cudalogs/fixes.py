@@ -29,6 +29,8 @@ UNKNOWN_TEXT = {
 FIND_OUT = "nvidia-smi --query-gpu=name,compute_cap --format=csv"
 FIND_OUT_OLD_DRIVER = "nvidia-smi -L"  # compute_cap is a query field from driver 510 on; Kepler's last branch is 470
 FIND_OUT_AMD = "rocminfo | grep gfx"
+FIND_OUT_FALLBACK = f"{FIND_OUT} || {FIND_OUT_OLD_DRIVER}"
+TEXT_FIELDS = ("find_gpu",)  # placeholders filled from the context for fix text; no condition reads them
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
@@ -54,7 +56,27 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
     env.update(ctx.version_map)
     for key, value in fields.items():
         env[key] = int(value) if value.isdigit() else value
+    env["find_gpu"] = how_to_find_gpu(ctx)
     return env
+
+
+def how_to_find_gpu(ctx: GpuContext) -> str:
+    """The command a fix gives for "which GPU is this and what is its compute capability?" (`{find_gpu}`).
+
+    `compute_cap` is a query field only from driver 510 on; older drivers (Kepler's last branch is 470) refuse the
+    whole query. So a machine known to run an older driver, or a Kepler card, gets the plain list; one known to run
+    510 or newer gets the query; and where the driver is unknown the query falls back to the list by itself.
+    """
+    major = _major(ctx.version_map.get("driver"))
+    kepler = ctx.gpu is not None and ctx.gpu.vendor == "nvidia" and ctx.gpu.family == "kepler"
+    if kepler or (major is not None and major < 510):
+        return FIND_OUT_OLD_DRIVER
+    return FIND_OUT if major is not None else FIND_OUT_FALLBACK
+
+
+def _major(version: str | None) -> int | None:
+    head = re.match(r"\d+", version or "")
+    return int(head.group()) if head else None
 
 
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")

@@ -16,7 +16,7 @@ import regex
 from cudalogs.signatures import MIN_LITERAL_WEIGHT, literal_weight, prefilter_literals
 
 from cudalogs import conditions
-from cudalogs.fixes import ENV_FIELDS, GPU_FIELDS
+from cudalogs.fixes import ENV_FIELDS, GPU_FIELDS, TEXT_FIELDS
 
 STATUSES = ("experimental", "test", "stable")
 SEVERITIES = ("fatal", "error", "warning")
@@ -196,7 +196,7 @@ def _check_condition(where: str, text: str, names: set[str], bad: Any) -> None:
 
 
 def _check_placeholders(where: str, text: str, names: set[str], bad: Any) -> None:
-    for name in set(_PLACEHOLDER.findall(text)) - names:
+    for name in set(_PLACEHOLDER.findall(text)) - names - set(TEXT_FIELDS):
         if name.isidentifier() and not name.isupper():
             bad(where, f"placeholder {{{name}}} is neither a captured group nor a GPU/env field; capture it with (?P<{name}>...) or remove the braces")
 
