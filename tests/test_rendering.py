@@ -7,7 +7,7 @@ from pathlib import Path
 from cudalogs import explain, render
 
 CORPUS = sorted((Path(__file__).parents[1] / "data" / "corpus").glob("*.jsonl"))
-RAW_PLACEHOLDER = re.compile(r"\{\w+\}")
+RAW_PLACEHOLDER = re.compile(r"\{\w+(?:\|[^{}]*)?\}")
 
 
 def test_no_title_or_root_cause_shows_a_raw_placeholder(kb):
@@ -34,6 +34,23 @@ def test_a_field_only_one_signature_captures_leaves_the_title_and_shows_as_unkno
     assert top.title == "PyTorch: CUDA out of memory"
     sized = explain("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", kb=kb).diagnoses[0]
     assert sized.title == "PyTorch: CUDA out of memory (tried to allocate 2.00 GiB)"
+
+
+def test_a_sentence_about_a_field_no_signature_captured_reads_whole(kb):
+    """`{requested|some}`: the bare exception names no size, so the root cause says "some", not "<requested>"."""
+    bare = explain("RuntimeError: CUDA out of memory", kb=kb).diagnoses[0]
+    assert "asked the GPU for some more memory" in bare.root_cause and "<requested>" not in bare.root_cause
+    sized = explain("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", kb=kb).diagnoses[0]
+    assert "asked the GPU for 2.00 GiB more memory" in sized.root_cause
+
+
+def test_a_placeholder_with_its_own_words_uses_them_only_when_the_value_is_unknown():
+    from cudalogs.fixes import render
+
+    assert render("for {requested|some} more", {"requested": None}) == "for some more"
+    assert render("for {requested|some} more", {"requested": "2.00 GiB"}) == "for 2.00 GiB more"
+    assert render("{backend|GPU} out of memory", {"backend": ""}) == "GPU out of memory"
+    assert render("code {x|y} stays", {}) == "code {x|y} stays"      # not a field: literal braces in a snippet
 
 
 def test_a_title_never_shows_an_aside_about_an_unknown_value():

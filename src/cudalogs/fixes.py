@@ -31,7 +31,7 @@ FIND_OUT_OLD_DRIVER = "nvidia-smi -L"  # compute_cap is a query field from drive
 FIND_OUT_AMD = "rocminfo | grep gfx"
 FIND_OUT_FALLBACK = f"{FIND_OUT} || {FIND_OUT_OLD_DRIVER}"
 TEXT_FIELDS = ("find_gpu",)  # placeholders filled from the context for fix text; no condition reads them
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}|\n]*))?\}")  # {name} or {name|words said when name is unknown}
 
 
 def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None = None) -> dict[str, Any]:
@@ -91,14 +91,17 @@ def _spoken_name(gpu: Gpu) -> str:
 
 def render(template: str, env: Mapping[str, Any], marker: str = "") -> str:
     """Fill `{name}` placeholders; unknown values become a readable hint (or `marker`-wrapped names), other braces
-    stay."""
+    stay. `{name|words}` says `words` instead of a hint when the value is unknown, so a sentence reads whole
+    either way ("asked for {requested|some} more memory"): a bare "<requested>" in prose reads like a template."""
 
     def fill(m: re.Match[str]) -> str:
-        key = m.group(1)
+        key, fallback = m.group(1), m.group(2)
         if key not in env:
             return m.group(0)  # literal braces in code, e.g. a dict in a Python snippet
         value = env[key]
         if value is None or value == "":
+            if fallback is not None:
+                return fallback
             return f"{marker}{key}{marker}" if marker else UNKNOWN_TEXT.get(key, f"<{key}>")
         return str(value)
 

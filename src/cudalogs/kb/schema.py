@@ -22,7 +22,7 @@ STATUSES = ("experimental", "test", "stable")
 SEVERITIES = ("fatal", "error", "warning")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _URL = re.compile(r"^https://[^\s]+$")
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_PLACEHOLDER = re.compile(r"\{(\w+)(?:\|[^{}|\n]*)?\}")  # {name} or {name|fallback words}
 # A group holding a quantifier, itself repeated: (\w+)+, (a*)*, (x+){2,}: exponential backtracking.
 _NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})")
 _ADVERSARIAL = ("a" * 3000, " " * 3000, "0" * 3000, "ab" * 1500, "a," * 1500, "_" * 3000 + "!")
