@@ -523,3 +523,11 @@ def test_the_log_says_whether_amds_rocm_stack_is_at_work(kb, log, rocm):
 def test_the_log_says_whether_windows_ran_out_of_virtual_memory(kb, log, short):
     """`paging_file_too_small`: error 1455 ends in the same DLL tail as a missing CUDA library, but is a host limit."""
     assert detect(log, kb).paging_file_too_small is short
+
+
+def test_a_vulkan_device_that_ollama_reports_as_compute_0_0_has_no_capability(kb):
+    """ollama lists Vulkan devices (here an Intel iGPU it drops) with compute=0.0: that is no capability at all."""
+    log = ('level=INFO source=runner.go:405 msg="dropping integrated GPU; to enable, set OLLAMA_IGPU_ENABLE=1" id=0 '
+           'library=Vulkan compute=0.0 name=Vulkan0 description="Intel(R) Iris(R) Xe Graphics" pci_id=""')
+    gpu = detect(log, kb).gpu
+    assert gpu is None or gpu.cc != "0.0"
