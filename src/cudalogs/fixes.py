@@ -31,7 +31,7 @@ FIND_OUT_OLD_DRIVER = "nvidia-smi -L"  # compute_cap is a query field from drive
 FIND_OUT_AMD = "rocminfo | grep gfx"
 FIND_OUT_FALLBACK = f"{FIND_OUT} || {FIND_OUT_OLD_DRIVER}"
 TEXT_FIELDS = ("find_gpu",)  # placeholders filled from the context for fix text; no condition reads them
-_PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}|\n]*))?\}")  # {name} or {name|words said when name is unknown}
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}|\n]*))?\}")  # {name} or {name|words said when name is unknown}
 
 
 def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None = None) -> dict[str, Any]:
@@ -105,7 +105,7 @@ def render(template: str, env: Mapping[str, Any], marker: str = "") -> str:
             return f"{marker}{key}{marker}" if marker else UNKNOWN_TEXT.get(key, f"<{key}>")
         return str(value)
 
-    return _PLACEHOLDER.sub(fill, template)
+    return PLACEHOLDER.sub(fill, template)
 
 
 _MARK = "\x00"

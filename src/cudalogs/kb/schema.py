@@ -16,13 +16,12 @@ import regex
 from cudalogs.signatures import MIN_LITERAL_WEIGHT, literal_weight, prefilter_literals
 
 from cudalogs import conditions
-from cudalogs.fixes import ENV_FIELDS, GPU_FIELDS, TEXT_FIELDS
+from cudalogs.fixes import ENV_FIELDS, GPU_FIELDS, PLACEHOLDER, TEXT_FIELDS
 
 STATUSES = ("experimental", "test", "stable")
 SEVERITIES = ("fatal", "error", "warning")
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _URL = re.compile(r"^https://[^\s]+$")
-_PLACEHOLDER = re.compile(r"\{(\w+)(?:\|[^{}|\n]*)?\}")  # {name} or {name|fallback words}
 # A group holding a quantifier, itself repeated: (\w+)+, (a*)*, (x+){2,}: exponential backtracking.
 _NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})")
 _ADVERSARIAL = ("a" * 3000, " " * 3000, "0" * 3000, "ab" * 1500, "a," * 1500, "_" * 3000 + "!")
@@ -196,7 +195,7 @@ def _check_condition(where: str, text: str, names: set[str], bad: Any) -> None:
 
 
 def _check_placeholders(where: str, text: str, names: set[str], bad: Any) -> None:
-    for name in set(_PLACEHOLDER.findall(text)) - names - set(TEXT_FIELDS):
+    for name in {m.group(1) for m in PLACEHOLDER.finditer(text)} - names - set(TEXT_FIELDS):
         if name.isidentifier() and not name.isupper():
             bad(where, f"placeholder {{{name}}} is neither a captured group nor a GPU/env field; capture it with (?P<{name}>...) or remove the braces")
 
