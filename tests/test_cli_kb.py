@@ -31,6 +31,7 @@ def test_validate_passes_on_a_good_tree(runner, tiny_tree):
         ("(?P<kernel>\\w+) has", "(?P<kernel>(\\w+)+) has", "signatures[0].pattern: a repeated group contains a repeat"),
         ('class = "arch-not-compiled"', 'class = "arch-missing"', "class: 'arch-missing' is not in kb/taxonomy.toml"),
         ("-DCMAKE_CUDA_ARCHITECTURES={arch}", "-DCMAKE_CUDA_ARCHITECTURES={archh}", "fixes[0].steps: placeholder {archh}"),
+        ("-DCMAKE_CUDA_ARCHITECTURES={arch}", "-DCMAKE_CUDA_ARCHITECTURES={archh|61}", "fixes[0].steps: placeholder {archh}"),
         ('when = "vendor ==', 'when = "vendr ==', "fixes[0].when: unknown name(s) vendr"),
         ('when = "vendor ==', 'when = "log_has(\'\\\\bsm_\') or vendor ==', "fixes[0].when: a string holds a control character"),
         ("arch_seen = \"600\"", "arch_seen = \"601\"", "examples[0].expect.arch_seen: captured '600', expected '601'"),
@@ -49,6 +50,15 @@ def test_each_problem_is_reported_with_file_and_field(runner, broken_tree, old, 
     result = runner.invoke(app, ["kb", "validate", "--kb", str(broken_tree / "kb"), "--data", str(broken_tree / "data")])
     assert result.exit_code == 2
     assert f"{path}: {expected}" in result.stdout
+
+
+def test_a_placeholder_with_its_own_words_and_the_gpu_query_placeholder_pass(runner, broken_tree):
+    path = _entry(broken_tree)
+    text = path.read_text()
+    assert "-DCMAKE_CUDA_ARCHITECTURES={arch}" in text
+    path.write_text(text.replace("-DCMAKE_CUDA_ARCHITECTURES={arch}", "-DCMAKE_CUDA_ARCHITECTURES={arch|61}  # {find_gpu}", 1))
+    result = runner.invoke(app, ["kb", "validate", "--kb", str(broken_tree / "kb"), "--data", str(broken_tree / "data")])
+    assert result.exit_code == 0, result.output
 
 
 def test_a_toml_syntax_error_is_one_line(runner, broken_tree):
