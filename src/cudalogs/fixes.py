@@ -67,16 +67,12 @@ def how_to_find_gpu(ctx: GpuContext) -> str:
     whole query. So a machine known to run an older driver, or a Kepler card, gets the plain list; one known to run
     510 or newer gets the query; and where the driver is unknown the query falls back to the list by itself.
     """
-    major = _major(ctx.version_map.get("driver"))
+    parts = conditions.ver(ctx.version_map.get("driver") or "")
+    major = parts[0] if parts else None
     kepler = ctx.gpu is not None and ctx.gpu.vendor == "nvidia" and ctx.gpu.family == "kepler"
     if kepler or (major is not None and major < 510):
         return FIND_OUT_OLD_DRIVER
     return FIND_OUT if major is not None else FIND_OUT_FALLBACK
-
-
-def _major(version: str | None) -> int | None:
-    head = re.match(r"\d+", version or "")
-    return int(head.group()) if head else None
 
 
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
