@@ -132,6 +132,8 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     ('Device[0]: cores = 448; computeCapability = 2.0; type = "Tesla S2050"; total memory', "2.0"),  # CNTK
     ("[guppy/info] CUDA device 0 (compute 7.5) initialised, memory limit 11554258944B", "7.5"),     # Guppy
     ("Compute capability: (12, 0)", "12.0"),                           # a printout of get_device_capability()
+    # PyTorch's arch-list warning pasted from the capability on, the GPU's name cut off
+    ("....CUDA capability sm_120 is not compatible with the current PyTorch installation.", "12.0"),
 ])
 def test_messages_that_report_the_devices_own_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
