@@ -60,9 +60,9 @@ def test_latte_2080ti_cublas_gemmex_fixes_scoped_to_turing(kb):
     assert top.cls == "cublas-gemm-unsupported"
     assert report.gpu.gpu.cc == "7.5"
     titles = [f.title for f in top.fixes]
-    assert any("Turing/Volta" in t for t in titles)
+    assert any("Turing and older" in t for t in titles)
     on_ampere = explain(ex.log, gpu="NVIDIA GeForce RTX 3090", kb=kb).diagnoses[0]
-    assert not any("Turing/Volta" in f.title for f in on_ampere.fixes)
+    assert not any("Turing and older" in f.title for f in on_ampere.fixes)
 
 
 @pytest.mark.parametrize(
