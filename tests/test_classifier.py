@@ -119,3 +119,10 @@ def test_a_recovered_or_guessed_out_of_memory_note_is_not_read_as_a_gpu_fault(li
     """ComfyUI tiles the VAE and carries on; KaTrain prints its memory guess for any engine crash."""
     assert classifier_text([Line(1, line)]) == ""
     assert not reports_failure(line)
+
+
+def test_nvcc_failing_to_write_its_temporary_file_is_not_read_as_an_architecture_fault():
+    """A full or read-only /tmp stops nvcc before it compiles anything: a host file-system problem, not the GPU's."""
+    line = "nvcc fatal   : Could not open output file '/tmp/tmpxft_00004b98_00000000'"
+    assert classifier_text([Line(1, line)]) == ""
+    assert not reports_failure(line)

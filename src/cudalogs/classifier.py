@@ -69,8 +69,12 @@ _OTHER_MEMORY = (
     r"for an array|cannot allocate memory|"
     r"ran out of memory in memory space (?:hbm|vmem)|xla:tpu compile permanent error|_hbm\d\)|by allocator cpu\b|"
     r"oom-kill event|cgroup out-of-memory handler|of pinned memory: out of memory")
-# Both kinds in one pattern: every line of a log is tested against it once.
-_NOT_READ = re.compile(f"{_HARMLESS}|{_OTHER_MEMORY}")
+# The host's file system: nvcc cannot write its temporary files ("nvcc fatal : Could not open output file
+# '/tmp/tmpxft_...'": a full or read-only /tmp, onnxruntime#7451, scored 0.91 for nvcc-arch-unsupported). Nothing
+# about the GPU or its architecture.
+_HOST_FILES = r"nvcc fatal\s*:\s*could not open output file"
+# All kinds in one pattern: every line of a log is tested against it once.
+_NOT_READ = re.compile(f"{_HARMLESS}|{_OTHER_MEMORY}|{_HOST_FILES}")
 # Words by which a text reports that something went wrong. The classifier answers alone (no signature matched)
 # only on such a text: a question ("can a bf16 model run on a V100?") or a healthy log that merely names the same
 # things must not get a diagnosis, however close its words are to a fault's. "error" counts inside a word too: a
