@@ -89,8 +89,8 @@ MAX_CHARS = 20_000
 
 
 def _meaningful(texts: Iterable[str]) -> list[str]:
-    """The lines that say something: without the harmless notes and other-memory messages above. One definition,
-    so that what the classifier reads and what counts as reporting a failure cannot drift apart."""
+    """The lines that say something: without the harmless notes, other-memory and host file-system messages above.
+    One definition, so that what the classifier reads and what counts as reporting a failure cannot drift apart."""
     return [text for text in texts if not _NOT_READ.search(text.lower())]
 
 
