@@ -64,3 +64,32 @@ def test_a_driver_from_510_on_gets_the_capability_query_alone(kb):
 def test_a_kepler_card_gets_the_plain_list_since_no_driver_after_470_runs_it(kb):
     text = _fix_text(_NEEDS_NEWER, kb, "Tesla K80")
     assert "compute_cap --format" not in text
+
+
+_CPU_TORCH = "AssertionError: Torch not compiled with CUDA enabled\n"
+
+
+def _index_lines(log, kb, gpu=None):
+    return [line.strip() for line in _fix_text(log, kb, gpu).splitlines() if "--index-url" in line]
+
+
+def test_the_wheel_index_follows_the_gpu_so_an_rtx_50_never_gets_a_wheel_without_sm_120(kb):
+    """cu126 has no sm_120, cu128 from torch 2.8 on has no Pascal, and only cu118 still holds the K80's sm_37."""
+    assert any(line.endswith("whl/cu128") for line in _index_lines(_CPU_TORCH, kb, "RTX 5090"))
+    assert any(line.endswith("whl/cu126") for line in _index_lines(_CPU_TORCH, kb, "GTX 1080"))
+    assert any(line.endswith("whl/cu118") for line in _index_lines(_CPU_TORCH, kb, "Tesla K80"))
+    assert not any("cu126" in line for line in _index_lines(_CPU_TORCH, kb, "RTX 5090"))
+
+
+def test_the_wheel_index_follows_the_driver_the_log_shows(kb):
+    """CUDA 12 wheels need driver 525 (minor-version compatibility), cu130 needs 580."""
+    old = _CPU_TORCH + "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+    new = _CPU_TORCH + "| NVIDIA-SMI 580.65.06    Driver Version: 580.65.06    CUDA Version: 13.0     |\n"
+    assert any(line.endswith("whl/cu118") for line in _index_lines(old, kb, "RTX 3060"))
+    assert any(line.endswith("whl/cu130") for line in _index_lines(new, kb, "RTX 5090"))
+
+
+def test_an_unknown_gpu_is_shown_both_common_indexes_and_a_jetson_none(kb):
+    assert any("<cu126; RTX 50 / Blackwell: cu128>" in line for line in _index_lines(_CPU_TORCH, kb))
+    jetson = _index_lines(_CPU_TORCH, kb, "Jetson AGX Orin")
+    assert jetson and all("download.pytorch.org" not in line for line in jetson)

@@ -25,12 +25,14 @@ UNKNOWN_TEXT = {
     "sm": "sm_<your compute capability without the dot>",
     "gfx": "<your gfx target, e.g. gfx1030>",
     "hsa_override": "<the nearest supported gfx version, e.g. 10.3.0>",
+    "torch_index": "https://download.pytorch.org/whl/<cu126; RTX 50 / Blackwell: cu128>",
 }
 FIND_OUT = "nvidia-smi --query-gpu=name,compute_cap --format=csv"
 FIND_OUT_OLD_DRIVER = "nvidia-smi -L"  # compute_cap is a query field from driver 510 on; Kepler's last branch is 470
 FIND_OUT_AMD = "rocminfo | grep gfx"
 FIND_OUT_FALLBACK = f"{FIND_OUT} || {FIND_OUT_OLD_DRIVER}"
-TEXT_FIELDS = ("find_gpu",)  # placeholders filled from the context for fix text; no condition reads them
+TEXT_FIELDS = ("find_gpu", "torch_index")  # placeholders filled from the context for fix text; no condition reads them
+TORCH_WHEELS = "https://download.pytorch.org/whl/"
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}|\n]*))?\}")  # {name} or {name|words said when name is unknown}
 
 
@@ -57,6 +59,7 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
     for key, value in fields.items():
         env[key] = int(value) if value.isdigit() else value
     env["find_gpu"] = how_to_find_gpu(ctx)
+    env["torch_index"] = torch_index(ctx)
     return env
 
 
@@ -73,6 +76,48 @@ def how_to_find_gpu(ctx: GpuContext) -> str:
     if kepler or (major is not None and major < 510):
         return FIND_OUT_OLD_DRIVER
     return FIND_OUT if major is not None else FIND_OUT_FALLBACK
+
+
+def torch_index(ctx: GpuContext) -> str | None:
+    """The PyTorch wheel index whose builds hold machine code for this GPU and load on its driver (`{torch_index}`).
+
+    "Reinstall the CUDA build of PyTorch" is the commonest fix in the KB, and the index is where it goes wrong: cu126
+    wheels never hold sm_120 (an RTX 50 stays broken), cu128 wheels from torch 2.8 on hold no Maxwell or Pascal, and
+    cu130 holds nothing below sm_75 and wants driver 580. So the index is derived here, once, from the GPU and the
+    driver the log shows (facts: shared/reference/gpu_facts.md, C2-C3), instead of each entry pairing scoped fixes:
+      - Kepler sm_37 (K80): cu118, the last variant with sm_37 (torch 2.7 at most); nothing current holds sm_30/35;
+      - Maxwell to Hopper (5.0-9.0): cu126, which lists sm_50 to sm_90 in every release since 2.6 and loads on any
+        CUDA 12 driver (525 on); a driver before 525 gets cu118 (450 on), and one before 450 nothing;
+      - Blackwell (10.x, 12.x) and Jetson Thor (11.0): cu128 (torch >= 2.7), or cu130 where the driver is 580 or
+        newer; GB10 (12.1) and Thor ship with CUDA 13 drivers and aarch64 builds, so cu130;
+      - Jetson Orin and older: NVIDIA's JetPack builds (download.pytorch.org has none for them);
+      - AMD: the ROCm index matching the installed ROCm; Intel: the xpu index.
+    None where the GPU is unknown: the fix then shows the two common choices.
+    """
+    gpu = ctx.gpu
+    if gpu is None or not gpu.vendor:
+        return None
+    if gpu.vendor == "amd":
+        return "<the ROCm index matching your ROCm, e.g. https://download.pytorch.org/whl/rocm6.4>"
+    if gpu.vendor == "intel":
+        return f"{TORCH_WHEELS}xpu"
+    arch = gpu.arch
+    if gpu.vendor != "nvidia" or arch is None:
+        return None
+    parts = conditions.ver(ctx.version_map.get("driver") or "")
+    driver = parts[0] if parts else None
+    if gpu.segment == "jetson" and arch < 100:
+        return "<NVIDIA's PyTorch wheel for your JetPack release: https://developer.download.nvidia.com/compute/redist/jp/>"
+    if arch >= 100:
+        cuda13 = arch in (110, 121) or (driver is not None and driver >= 580)
+        return f"{TORCH_WHEELS}{'cu130' if cuda13 else 'cu128'}"
+    if arch < 37:
+        return f"<none: no current PyTorch wheel holds sm_{arch}; build PyTorch from source>"
+    if driver is not None and driver < 450:
+        return "<none for this driver: update it first (every current PyTorch CUDA wheel needs 450 or newer)>"
+    if arch < 50 or (driver is not None and driver < 525):
+        return f"{TORCH_WHEELS}cu118"
+    return f"{TORCH_WHEELS}cu126"
 
 
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
