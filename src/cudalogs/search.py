@@ -2,11 +2,11 @@
 
 Ranked over the database `kb/index.py` builds (once per bundle, in the user's cache
 directory). Terms are OR-ed, since a user's words rarely all appear in one entry, and
-an entry's score is how many of the words it holds, plus one when the query itself is a
-line its signatures match (a pasted error line finds its own entry before the entries
-that merely mention it), plus its FTS5 bm25 squashed into 0..1: bm25 alone lets a short
-title full of the common words ("flash attention") beat the entry that also holds the
-distinguishing one ("turing").
+an entry's score is how many of the words its description holds (title, messages, root
+cause, GPUs; not its fix steps), plus one when the query itself is a line its signatures
+match (a pasted error line finds its own entry before the entries that merely mention it),
+plus its FTS5 bm25 squashed into 0..1: bm25 alone lets a short title full of the common
+words ("flash attention") beat the entry that also holds the distinguishing one ("turing").
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ from cudalogs.knowledge import KnowledgeBase, load_kb
 from cudalogs.model import Entry, Fix, GpuContext
 
 BM25_WEIGHTS = (5.0, 3.0, 1.0, 1.0, 2.0)  # title, messages, root_cause, fixes_text, hardware
+# The columns that describe the fault. A word counts as held only there: a word that only a fix step mentions (an
+# app's name, "image" in a loader's name) says little about whether the entry is the user's problem, and counting it
+# let such entries tie with the ones whose message holds the word. bm25 still reads every column.
+_FAULT_COLUMNS = "title messages root_cause hardware"
 _STOP = {"a", "an", "the", "on", "in", "of", "for", "to", "is", "does", "do", "with", "and", "or", "my", "what", "how",
          "why", "it", "i", "can", "not", "work", "works", "error", "run", "use"}
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
@@ -98,7 +102,8 @@ def _ranked(path: Path, terms: list[str], cls: str | None) -> list[tuple[str, fl
         params.append(cls)
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
         rows = conn.execute(sql, params).fetchall()
-        holders = [{r[0] for r in conn.execute("select rowid from entries_fts where entries_fts match ?", (f'"{t}"',))}
+        holders = [{r[0] for r in conn.execute("select rowid from entries_fts where entries_fts match ?",
+                                               (f'{{{_FAULT_COLUMNS}}} : "{t}"',))}
                    for t in terms] if len(terms) > 1 else []
         rowids = dict(conn.execute("select id, rowid from entries"))
     scored = []
