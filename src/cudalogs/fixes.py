@@ -63,6 +63,12 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
     return env
 
 
+def _driver_major(ctx: GpuContext) -> int | None:
+    """The NVIDIA driver branch the log shows (535 for "535.104.05"), or None."""
+    parts = conditions.ver(ctx.version_map.get("driver") or "")
+    return parts[0] if parts else None
+
+
 def how_to_find_gpu(ctx: GpuContext) -> str:
     """The command a fix gives for "which GPU is this and what is its compute capability?" (`{find_gpu}`).
 
@@ -70,8 +76,7 @@ def how_to_find_gpu(ctx: GpuContext) -> str:
     whole query. So a machine known to run an older driver, or a Kepler card, gets the plain list; one known to run
     510 or newer gets the query; and where the driver is unknown the query falls back to the list by itself.
     """
-    parts = conditions.ver(ctx.version_map.get("driver") or "")
-    major = parts[0] if parts else None
+    major = _driver_major(ctx)
     kepler = ctx.gpu is not None and ctx.gpu.vendor == "nvidia" and ctx.gpu.family == "kepler"
     if kepler or (major is not None and major < 510):
         return FIND_OUT_OLD_DRIVER
@@ -104,8 +109,7 @@ def torch_index(ctx: GpuContext) -> str | None:
     arch = gpu.arch
     if gpu.vendor != "nvidia" or arch is None:
         return None
-    parts = conditions.ver(ctx.version_map.get("driver") or "")
-    driver = parts[0] if parts else None
+    driver = _driver_major(ctx)
     if gpu.segment == "jetson" and arch < 100:
         return "<NVIDIA's PyTorch wheel for your JetPack release: https://developer.download.nvidia.com/compute/redist/jp/>"
     if arch >= 100:

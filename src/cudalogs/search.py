@@ -26,7 +26,7 @@ BM25_WEIGHTS = (5.0, 3.0, 1.0, 1.0, 2.0)  # title, messages, root_cause, fixes_t
 # The columns that describe the fault. A word counts as held only there: a word that only a fix step mentions (an
 # app's name, "image" in a loader's name) says little about whether the entry is the user's problem, and counting it
 # let such entries tie with the ones whose message holds the word. bm25 still reads every column.
-_FAULT_COLUMNS = "title messages root_cause hardware"
+_FAULT_COLUMNS = " ".join(column for column in index.FTS_COLUMNS if column != "fixes_text")
 _STOP = {"a", "an", "the", "on", "in", "of", "for", "to", "is", "does", "do", "with", "and", "or", "my", "what", "how",
          "why", "it", "i", "can", "not", "work", "works", "error", "run", "use"}
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
