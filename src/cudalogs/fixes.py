@@ -103,7 +103,7 @@ def torch_index(ctx: GpuContext) -> str | None:
     if gpu is None or not gpu.vendor:
         return None
     if gpu.vendor == "amd":
-        return "<the ROCm index matching your ROCm, e.g. https://download.pytorch.org/whl/rocm6.4>"
+        return "<the ROCm index pytorch.org lists for your ROCm, e.g. https://download.pytorch.org/whl/rocm7.2>"
     if gpu.vendor == "intel":
         return f"{TORCH_WHEELS}xpu"
     arch = gpu.arch
