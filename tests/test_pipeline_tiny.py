@@ -179,3 +179,19 @@ def test_a_warning_repeated_at_the_longest_width_is_no_hard_wrap():
     wrapped = LogText(list(normalize.lines("\n".join(message[i:i + 80] for i in range(0, len(message), 80)))))
     assert not signatures.hard_wrapped(repeated)
     assert signatures.hard_wrapped(wrapped)
+
+
+def test_a_record_that_opens_like_the_line_before_it_is_not_the_rest_of_a_cut_line():
+    """Each line of a multi-host NCCL run starts with the host's prefix; the longest one ends in a number and the
+    next begins with one, which alone reads as a word cut mid-way. Glued, "remote size 65536" became 6553610."""
+    from cudalogs import normalize, signatures
+    from cudalogs.logtext import LogText
+
+    prefix = "10.10.23.10: so-ucloud-10-10-23-10:1307367:1307586 [0] "
+    log = LogText(list(normalize.lines(
+        prefix + "transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer 10.10.23.6<58683> collective "
+        "mismatch error, local size 496640 remote size 65536\n" + prefix + "NCCL INFO include/net.h:32 -> 5\n")))
+    assert signatures.hard_wrap_glue(log.lines) == [False, False]
+    message = "RuntimeError: CUDA error: no kernel image is available for execution on the device. " * 3
+    cut = LogText(list(normalize.lines("\n".join(message[i:i + 80] for i in range(0, len(message), 80)))))
+    assert signatures.hard_wrapped(cut)  # a real wrap's pieces do not open alike

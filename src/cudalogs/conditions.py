@@ -2,7 +2,7 @@
 
 Why three values: a fix for "compute capability below 8.0" is neither true nor false
 when we do not know the GPU. Such a condition evaluates to UNKNOWN, and the fix is
-shown as "depends on your GPU" instead of being hidden or asserted.
+shown as "depends on your setup" instead of being hidden or asserted.
 
 Why not `eval`: KB files are data reviewed like code, but a condition must never be
 able to run code. We parse with `ast` and interpret only the nodes listed below.

@@ -107,7 +107,7 @@ def _fix_lines(fixes: tuple[Fix, ...], c: "_Colors", width: int) -> list[str]:
     out: list[str] = []
     ordered = [f for f in fixes if f.applies] + [f for f in fixes if f.applies is None]
     for i, fix in enumerate(ordered, 1):
-        prefix = "" if fix.applies else c.yellow("(depends on your GPU: applies if " + fix.condition + ") ")
+        prefix = "" if fix.applies else c.yellow("(depends on your setup: applies if " + fix.condition + ") ")
         out.append(f"  {i}. {prefix}{c.green(fix.title)}")
         out += [f"       {line}" for line in fix.steps.splitlines() if line.strip()]
         if fix.cost:

@@ -246,12 +246,14 @@ def scan_joined(log: LogText, compiled: Sequence[CompiledSignature], timeouts: l
 
 def hard_wrap_glue(lines: Sequence[Line]) -> list[bool]:
     """For each line, whether a terminal's hard wrap cut it (it is as long as the log's widest lines, and more than
-    one line is, or it ends mid-word): then it continues on the next line without a space."""
+    one line is, or it ends mid-word): then it continues on the next line without a space. Never where the next
+    line opens like this one (a record of its own, see _opens_like)."""
     if not lines:
         return []
     width, width_seen = _hard_wrap_width(lines)
     following = [*lines[1:], None]
     return [len(line.text) == width and (width_seen > 1 or _cut_mid_word(line, after))
+            and not _opens_like(line, after)
             for line, after in zip(lines, following)]
 
 
@@ -327,6 +329,18 @@ def _hard_wrap_width(lines: Sequence[Line]) -> tuple[int, int]:
 
 def _cut_mid_word(line: Line, following: Line | None) -> bool:
     return following is not None and line.text[-1:].isalnum() and following.text[:1].isalnum()
+
+
+RECORD_PREFIX_CHARS = 12
+
+
+def _opens_like(line: Line, following: Line | None) -> bool:
+    """Whether the next line starts with this line's first 12 characters: the host, process or timestamp prefix
+    every record of the log carries ("10.10.23.10: so-ucloud-...", "2023-08-31 08:30:13"), so it is the next
+    record, not the rest of a cut line. Without this a multi-host NCCL line ending "remote size 65536" was glued
+    to the next record's "10.10.23.10:" and read as 6553610 bytes (NVIDIA/nccl#969's shape)."""
+    return (following is not None and len(line.text) >= RECORD_PREFIX_CHARS
+            and following.text[:RECORD_PREFIX_CHARS] == line.text[:RECORD_PREFIX_CHARS])
 
 
 def _try_joined(sig: CompiledSignature, pattern: "regex.Pattern[str]", lines: Sequence[Line], joined: str,
