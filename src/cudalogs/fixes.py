@@ -94,7 +94,8 @@ def torch_index(ctx: GpuContext) -> str | None:
       - Maxwell to Hopper (5.0-9.0): cu126, which lists sm_50 to sm_90 in every release since 2.6 and loads on any
         CUDA 12 driver (525 on); a driver before 525 gets cu118 (450 on), and one before 450 nothing;
       - Blackwell (10.x, 12.x) and Jetson Thor (11.0): cu128 (torch >= 2.7), or cu130 where the driver is 580 or
-        newer; GB10 (12.1) and Thor ship with CUDA 13 drivers and aarch64 builds, so cu130;
+        newer; GB10 (12.1) and Thor ship with CUDA 13 drivers and aarch64 builds, so cu130. cu128 left the release
+        matrix at 2.12, so on a driver before 580 that index serves torch 2.7-2.11 (current torch needs the driver);
       - Jetson Orin and older: NVIDIA's JetPack builds (download.pytorch.org has none for them);
       - AMD: the ROCm index matching the installed ROCm; Intel: the xpu index.
     None where the GPU is unknown: the fix then shows the two common choices.
