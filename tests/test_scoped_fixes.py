@@ -89,6 +89,13 @@ def test_the_wheel_index_follows_the_driver_the_log_shows(kb):
     assert any(line.endswith("whl/cu130") for line in _index_lines(new, kb, "RTX 5090"))
 
 
+def test_a_rocm_log_that_names_no_gpu_gets_the_rocm_index_not_the_cuda_ones(kb):
+    """A HIP error shows AMD's stack at work even when no card is named: cu126/cu128 would install a CUDA build."""
+    lines = _index_lines("RuntimeError: HIP error: invalid device function\n"
+                         "HIP kernel errors might be asynchronously reported at some other API call\n", kb)
+    assert lines and all("rocm" in line and "cu12" not in line for line in lines)
+
+
 def test_an_unknown_gpu_is_shown_both_common_indexes_and_a_jetson_none(kb):
     assert any("<cu126; RTX 50 / Blackwell: cu128>" in line for line in _index_lines(_CPU_TORCH, kb))
     jetson = _index_lines(_CPU_TORCH, kb, "Jetson AGX Orin")

@@ -83,6 +83,9 @@ def how_to_find_gpu(ctx: GpuContext) -> str:
     return FIND_OUT if major is not None else FIND_OUT_FALLBACK
 
 
+_ROCM_INDEX_HINT = "<the ROCm index pytorch.org lists for your ROCm, e.g. https://download.pytorch.org/whl/rocm7.2>"
+
+
 def torch_index(ctx: GpuContext) -> str | None:
     """The PyTorch wheel index whose builds hold machine code for this GPU and load on its driver (`{torch_index}`).
 
@@ -97,14 +100,16 @@ def torch_index(ctx: GpuContext) -> str | None:
         newer; GB10 (12.1) and Thor ship with CUDA 13 drivers and aarch64 builds, so cu130. cu128 left the release
         matrix at 2.12, so on a driver before 580 that index serves torch 2.7-2.11 (current torch needs the driver);
       - Jetson Orin and older: NVIDIA's JetPack builds (download.pytorch.org has none for them);
-      - AMD: the ROCm index matching the installed ROCm; Intel: the xpu index.
+      - AMD: the ROCm index matching the installed ROCm, also where no GPU is named but the log shows the ROCm/HIP
+        stack at work (a HIP error, gfx targets: the `rocm` fact), since the CUDA indexes are no choice there;
+      - Intel: the xpu index.
     None where the GPU is unknown: the fix then shows the two common choices.
     """
     gpu = ctx.gpu
     if gpu is None or not gpu.vendor:
-        return None
+        return _ROCM_INDEX_HINT if ctx.rocm else None
     if gpu.vendor == "amd":
-        return "<the ROCm index pytorch.org lists for your ROCm, e.g. https://download.pytorch.org/whl/rocm7.2>"
+        return _ROCM_INDEX_HINT
     if gpu.vendor == "intel":
         return f"{TORCH_WHEELS}xpu"
     arch = gpu.arch
