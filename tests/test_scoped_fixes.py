@@ -96,6 +96,15 @@ def test_a_rocm_log_that_names_no_gpu_gets_the_rocm_index_not_the_cuda_ones(kb):
     assert lines and all("rocm" in line and "cu12" not in line for line in lines)
 
 
+def test_an_old_driver_decides_the_index_even_when_the_log_names_no_gpu(kb):
+    """No CUDA 12 wheel loads on a driver before 525, and no GPU that needs more than cu118 runs on one."""
+    old = _CPU_TORCH + "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+    ancient = _CPU_TORCH + "| NVIDIA-SMI 418.56       Driver Version: 418.56       CUDA Version: 10.1     |\n"
+    old_lines, ancient_lines = _index_lines(old, kb), _index_lines(ancient, kb)
+    assert old_lines and all(line.endswith("whl/cu118") or "whl/cu118 " in line for line in old_lines)
+    assert ancient_lines and all("update it first" in line for line in ancient_lines)
+
+
 def test_an_unknown_gpu_is_shown_both_common_indexes_and_a_jetson_none(kb):
     assert any("<cu126; RTX 50 / Blackwell: cu128>" in line for line in _index_lines(_CPU_TORCH, kb))
     jetson = _index_lines(_CPU_TORCH, kb, "Jetson AGX Orin")

@@ -103,11 +103,13 @@ def torch_index(ctx: GpuContext) -> str | None:
       - AMD: the ROCm index matching the installed ROCm, also where no GPU is named but the log shows the ROCm/HIP
         stack at work (a HIP error, gfx targets: the `rocm` fact), since the CUDA indexes are no choice there;
       - Intel: the xpu index.
-    None where the GPU is unknown: the fix then shows the two common choices.
+    Where the GPU is unknown, a driver before 525 still decides it (no CUDA 12 wheel loads there, and no GPU that
+    needs more than cu118 runs on such a driver); otherwise None, and the fix shows the two common choices.
     """
     gpu = ctx.gpu
+    driver = _driver_major(ctx)
     if gpu is None or not gpu.vendor:
-        return _ROCM_INDEX_HINT if ctx.rocm else None
+        return _ROCM_INDEX_HINT if ctx.rocm else _index_for_old_driver(driver)
     if gpu.vendor == "amd":
         return _ROCM_INDEX_HINT
     if gpu.vendor == "intel":
@@ -115,7 +117,6 @@ def torch_index(ctx: GpuContext) -> str | None:
     arch = gpu.arch
     if gpu.vendor != "nvidia" or arch is None:
         return None
-    driver = _driver_major(ctx)
     if gpu.segment == "jetson" and arch < 100:
         return "<NVIDIA's PyTorch wheel for your JetPack release: https://developer.download.nvidia.com/compute/redist/jp/>"
     if arch >= 100:
@@ -123,11 +124,19 @@ def torch_index(ctx: GpuContext) -> str | None:
         return f"{TORCH_WHEELS}{'cu130' if cuda13 else 'cu128'}"
     if arch < 37:
         return f"<none: no current PyTorch wheel holds sm_{arch}; build PyTorch from source>"
-    if driver is not None and driver < 450:
+    old_driver = _index_for_old_driver(driver)
+    if old_driver:
+        return old_driver
+    return f"{TORCH_WHEELS}{'cu118' if arch < 50 else 'cu126'}"
+
+
+def _index_for_old_driver(driver: int | None) -> str | None:
+    """The index a driver older than CUDA 12's floor (525) leaves, whatever the GPU: cu118 from 450, none before."""
+    if driver is None or driver >= 525:
+        return None
+    if driver < 450:
         return "<none for this driver: update it first (every current PyTorch CUDA wheel needs 450 or newer)>"
-    if arch < 50 or (driver is not None and driver < 525):
-        return f"{TORCH_WHEELS}cu118"
-    return f"{TORCH_WHEELS}cu126"
+    return f"{TORCH_WHEELS}cu118"
 
 
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
