@@ -104,6 +104,7 @@ def test_an_unreadable_model_file_gives_no_model(tmp_path, content):
     "[856341.770960] Out of memory: Killed process 410126 (python) total-vm:79905000kB, anon-rss:22957108kB",
     "MemoryError: Unable to allocate 12.0 GiB for an array with shape (40000, 40000) and data type float64",
     "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+    "Out of memory. Type HELP MEMORY for your options.",
 ])
 def test_host_memory_messages_are_not_read_as_a_gpu_fault(host_message):
     """The host ran out of RAM, not the GPU: the classifier does not read it, nor count it as a reported failure."""

@@ -57,7 +57,9 @@ _HARMLESS = (
 # still see every line. One group per line below:
 # - the host's RAM: the Linux OOM killer ("Out of memory: Killed process 4101 (python)", a cgroup limit), numpy's
 #   "MemoryError: Unable to allocate 12.0 GiB for an array", Node's and Java's heaps, errno 12 "Cannot allocate
-#   memory" (Qwen-VL-Series-Finetune#135: a fine-tune killed for system RAM, scored 0.99);
+#   memory" (Qwen-VL-Series-Finetune#135: a fine-tune killed for system RAM, scored 0.99), and MATLAB's own
+#   "Out of memory. Type HELP MEMORY for your options." (host RAM; its GPU message is "Out of memory on device",
+#   which a signature reads; Kilosort#300 scored 1.00);
 # - a TPU's memory and TensorFlow's CPU allocator: XLA:TPU "Ran out of memory in memory space hbm", "(0x0x0_HBM0)",
 #   "OOM when allocating tensor ... by allocator cpu" (tensorflow/tpu#385, scored 0.998);
 # - Slurm's "oom-kill event" / "cgroup out-of-memory handler" notes, and ggml's pinned host buffer, a warning after
@@ -66,7 +68,7 @@ _HARMLESS = (
 _OTHER_MEMORY = (
     r"out of memory: kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
     r"javascript heap out of memory|java\.lang\.outofmemoryerror|memoryerror: unable to allocate [\d.]+ [kmgtp]?i?b "
-    r"for an array|cannot allocate memory|"
+    r"for an array|cannot allocate memory|out of memory\. type \"?help memory\"? for your options|"
     r"ran out of memory in memory space (?:hbm|vmem)|xla:tpu compile permanent error|_hbm\d\)|by allocator cpu\b|"
     r"oom-kill event|cgroup out-of-memory handler|of pinned memory: out of memory")
 # The host's file system: nvcc cannot write its temporary files ("nvcc fatal : Could not open output file
