@@ -109,3 +109,26 @@ def test_an_unknown_gpu_is_shown_both_common_indexes_and_a_jetson_none(kb):
     assert any("<cu126; RTX 50 / Blackwell: cu128>" in line for line in _index_lines(_CPU_TORCH, kb))
     jetson = _index_lines(_CPU_TORCH, kb, "Jetson AGX Orin")
     assert jetson and all("download.pytorch.org" not in line for line in jetson)
+
+
+_VLLM_MACHETE = ("NotImplementedError: Could not run '_C::machete_prepack_B' with arguments from the 'CUDA' backend. "
+                 "This could be because the operator doesn't exist for this backend\n")
+
+
+def _vllm_upgrade_lines(log, kb, gpu=None):
+    return [line.strip() for line in _fix_text(log, kb, gpu).splitlines() if "install -U vllm" in line]
+
+
+def test_the_vllm_upgrade_follows_the_driver_since_vllm_020_wheels_are_cuda_13(kb):
+    """vLLM 0.20+ on PyPI is a CUDA 13.0 build (driver 580): an older or unknown driver gets uv's driver-aware install."""
+    new = _VLLM_MACHETE + "| NVIDIA-SMI 580.65.06    Driver Version: 580.65.06    CUDA Version: 13.0     |\n"
+    old = _VLLM_MACHETE + "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+    new_lines, old_lines, unknown_lines = (_vllm_upgrade_lines(log, kb, "RTX 3090") for log in (new, old, _VLLM_MACHETE))
+    assert new_lines and all(line.startswith("pip install -U vllm") for line in new_lines)
+    assert old_lines and all("--torch-backend=auto" in line for line in old_lines)
+    assert unknown_lines and all("--torch-backend=auto" in line for line in unknown_lines)
+
+
+def test_an_amd_gpu_is_given_vllms_rocm_wheels_not_the_cuda_build(kb):
+    lines = _vllm_upgrade_lines(_VLLM_MACHETE, kb, "Radeon RX 7900 XTX")
+    assert lines and all("wheels.vllm.ai/rocm" in line for line in lines)

@@ -31,7 +31,7 @@ FIND_OUT = "nvidia-smi --query-gpu=name,compute_cap --format=csv"
 FIND_OUT_OLD_DRIVER = "nvidia-smi -L"  # compute_cap is a query field from driver 510 on; Kepler's last branch is 470
 FIND_OUT_AMD = "rocminfo | grep gfx"
 FIND_OUT_FALLBACK = f"{FIND_OUT} || {FIND_OUT_OLD_DRIVER}"
-TEXT_FIELDS = ("find_gpu", "torch_index")  # placeholders filled from the context for fix text; no condition reads them
+TEXT_FIELDS = ("find_gpu", "torch_index", "vllm_upgrade")  # filled from the context for fix text; no condition reads them
 TORCH_WHEELS = "https://download.pytorch.org/whl/"
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\|([^{}|\n]*))?\}")  # {name} or {name|words said when name is unknown}
 
@@ -60,6 +60,7 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
         env[key] = int(value) if value.isdigit() else value
     env["find_gpu"] = how_to_find_gpu(ctx)
     env["torch_index"] = torch_index(ctx)
+    env["vllm_upgrade"] = vllm_upgrade(ctx)
     return env
 
 
@@ -137,6 +138,27 @@ def _index_for_old_driver(driver: int | None) -> str | None:
     if driver < 450:
         return "<none for this driver: update it first (every current PyTorch CUDA wheel needs 450 or newer)>"
     return f"{TORCH_WHEELS}cu118"
+
+
+VLLM_UPGRADE = "pip install -U vllm"
+VLLM_UPGRADE_ANY_DRIVER = "uv pip install -U vllm --torch-backend=auto"
+VLLM_UPGRADE_ROCM = "uv pip install -U vllm --extra-index-url https://wheels.vllm.ai/rocm/"
+
+
+def vllm_upgrade(ctx: GpuContext) -> str:
+    """The command a fix gives to move to a newer vLLM (`{vllm_upgrade}`).
+
+    vLLM 0.20 switched its default PyPI wheel to CUDA 13.0 (release notes: "Default CUDA wheel on PyPI ... switched
+    to CUDA 13.0"), whose PyTorch wants driver 580: a plain `pip install -U vllm` on an older driver trades the user's
+    error for "driver too old". vLLM's own install docs give `uv pip install vllm --torch-backend=auto`, where uv picks
+    the PyTorch build the installed driver runs; that is the command unless the log shows driver 580 or newer. AMD
+    GPUs (or a log showing ROCm at work) get vLLM's ROCm wheel index instead, since the PyPI wheel is a CUDA build.
+    """
+    gpu = ctx.gpu
+    if ctx.rocm or (gpu is not None and gpu.vendor == "amd"):
+        return VLLM_UPGRADE_ROCM
+    major = _driver_major(ctx)
+    return VLLM_UPGRADE if major is not None and major >= 580 else VLLM_UPGRADE_ANY_DRIVER
 
 
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
