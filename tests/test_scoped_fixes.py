@@ -132,3 +132,9 @@ def test_the_vllm_upgrade_follows_the_driver_since_vllm_020_wheels_are_cuda_13(k
 def test_an_amd_gpu_is_given_vllms_rocm_wheels_not_the_cuda_build(kb):
     lines = _vllm_upgrade_lines(_VLLM_MACHETE, kb, "Radeon RX 7900 XTX")
     assert lines and all("wheels.vllm.ai/rocm" in line for line in lines)
+
+
+def test_a_named_nvidia_gpu_outweighs_a_rocm_word_in_the_log_for_the_vllm_upgrade(kb):
+    """The same rule as the PyTorch index (fixes._amd_stack): the GPU the user names decides, not a stray ROCm word."""
+    lines = _vllm_upgrade_lines(_VLLM_MACHETE + "ROCm 6.2 is also installed on this box\n", kb, "RTX 3090")
+    assert lines and all("--torch-backend=auto" in line and "rocm" not in line for line in lines)

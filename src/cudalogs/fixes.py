@@ -109,10 +109,10 @@ def torch_index(ctx: GpuContext) -> str | None:
     """
     gpu = ctx.gpu
     driver = _driver_major(ctx)
-    if gpu is None or not gpu.vendor:
-        return _ROCM_INDEX_HINT if ctx.rocm else _index_for_old_driver(driver)
-    if gpu.vendor == "amd":
+    if _amd_stack(ctx):
         return _ROCM_INDEX_HINT
+    if gpu is None or not gpu.vendor:
+        return _index_for_old_driver(driver)
     if gpu.vendor == "intel":
         return f"{TORCH_WHEELS}xpu"
     arch = gpu.arch
@@ -129,6 +129,15 @@ def torch_index(ctx: GpuContext) -> str | None:
     if old_driver:
         return old_driver
     return f"{TORCH_WHEELS}{'cu118' if arch < 50 else 'cu126'}"
+
+
+def _amd_stack(ctx: GpuContext) -> bool:
+    """Whether the user's GPU runs AMD's stack: an AMD GPU, or none named while the log shows ROCm/HIP at work (the
+    `rocm` fact). A named NVIDIA or Intel GPU wins over the fact. One rule for every install command derived here."""
+    gpu = ctx.gpu
+    if gpu is not None and gpu.vendor:
+        return gpu.vendor == "amd"
+    return ctx.rocm
 
 
 def _index_for_old_driver(driver: int | None) -> str | None:
@@ -152,10 +161,10 @@ def vllm_upgrade(ctx: GpuContext) -> str:
     to CUDA 13.0"), whose PyTorch wants driver 580: a plain `pip install -U vllm` on an older driver trades the user's
     error for "driver too old". vLLM's own install docs give `uv pip install vllm --torch-backend=auto`, where uv picks
     the PyTorch build the installed driver runs; that is the command unless the log shows driver 580 or newer. AMD
-    GPUs (or a log showing ROCm at work) get vLLM's ROCm wheel index instead, since the PyPI wheel is a CUDA build.
+    GPUs (or a log showing ROCm at work, `_amd_stack`) get vLLM's ROCm wheel index instead, since the PyPI wheel is a
+    CUDA build.
     """
-    gpu = ctx.gpu
-    if ctx.rocm or (gpu is not None and gpu.vendor == "amd"):
+    if _amd_stack(ctx):
         return VLLM_UPGRADE_ROCM
     major = _driver_major(ctx)
     return VLLM_UPGRADE if major is not None and major >= 580 else VLLM_UPGRADE_ANY_DRIVER
