@@ -24,7 +24,8 @@ from cudalogs.normalize import lines
 
 TEST_SHARE = 5  # one thread in five is held out
 DEFAULT_THRESHOLD = 0.5  # the least probability a classifier-only answer needs
-ABSTAIN_MARGIN = 0.02  # kept above the most confident held-out negative
+ABSTAIN_MARGIN = 0.02  # kept above the held-out negative the threshold is set by
+TOLERATED_NEGATIVES = 1  # held-out negatives allowed above the threshold (see abstention_threshold)
 MIN_DF = 3  # see fit()
 
 
@@ -163,8 +164,18 @@ def train(bundle: dict[str, Any], data_dir: Path) -> dict[str, Any]:
 
 
 def abstention_threshold(vectorizer: Any, model: Any, negatives: list[Case]) -> float:
-    """The probability a classifier-only answer needs: DEFAULT_THRESHOLD, raised above the highest score any
-    held-out negative (a real log without a GPU fault, never trained on) gets for a fault class.
+    """The probability a classifier-only answer needs: DEFAULT_THRESHOLD, raised above the score of held-out
+    negatives (real logs without a GPU fault, never trained on) for a fault class: above all of them but the
+    TOLERATED_NEGATIVES most confident.
+
+    Why not above every one: the highest of several hundred scores is one log, and it moved the threshold for
+    every answer at once. Three retrainings in a row it was a single outlier: round 49 (0.90 to 0.94), round 93
+    (0.86 to 0.92, a "healthy" row that held a real fault) and round 96 (0.86 to 0.88: Deep-Live-Cam#786, a
+    traceback ending in "No module named 'torch'" after `run.py --execution-provider cuda`, scored 0.86 for
+    cpu-only-build while the next negative scored 0.79). Each time dozens of right answers went silent, and the
+    one log above the threshold is not silenced either way once it is seen. Tolerating one keeps the threshold
+    set by the bulk of the negatives; the tolerated log is answered, and tests/test_negative_corpus.py lists it by
+    name in data/known_false_positives.toml, so a change in which log it is shows up in review.
 
     Two are calibrated: one over the held-out negatives whose text reports a failure (an unrelated error), used
     for texts that report one; one over all held-out negatives, used for texts that report none (a question
@@ -177,8 +188,9 @@ def abstention_threshold(vectorizer: Any, model: Any, negatives: list[Case]) -> 
         return DEFAULT_THRESHOLD
     faults = [i for i, c in enumerate(model.classes_) if c != NONE_CLASS]
     probs = model.predict_proba(vectorizer.transform([to_text(k.text) for k in negatives]))
-    worst = max(float(row[i]) for row in probs for i in faults)
-    return max(DEFAULT_THRESHOLD, round(worst + ABSTAIN_MARGIN, 2))
+    scores = sorted((max(float(row[i]) for i in faults) for row in probs), reverse=True)
+    bound = scores[min(TOLERATED_NEGATIVES, len(scores) - 1)]
+    return max(DEFAULT_THRESHOLD, round(bound + ABSTAIN_MARGIN, 2))
 
 
 def write(model: dict[str, Any], path: Path) -> tuple[Path, Path]:
