@@ -6,7 +6,7 @@ pytest.importorskip("sklearn")
 
 from cudalogs.classifier import Model, analyze, classifier_text, load, read, reports_failure, sidecar  # noqa: E402
 from cudalogs.model import Line  # noqa: E402
-from cudalogs.train import Case, export, fit, to_text, write  # noqa: E402
+from cudalogs.train import Case, abstention_threshold, export, fit, to_text, write  # noqa: E402
 
 CASES = [
     Case("RuntimeError: CUDA error: out of memory", "cuda-out-of-memory", "https://a/1", "kb"),
@@ -92,6 +92,30 @@ def test_a_text_that_reports_no_failure_needs_the_stricter_threshold():
     assert (scorer.threshold_for(True), scorer.threshold_for(False)) == (0.5, 0.9)
     del exported["threshold_no_failure"]  # a model from before the split reads as one threshold for both
     assert Model.from_dict(exported).threshold_for(False) == 0.5
+
+
+class _Scores:
+    """A stand-in vectorizer and model whose fault probabilities for each held-out negative are given outright."""
+
+    classes_ = ["cpu-only-build", "none"]
+
+    def __init__(self, fault_scores):
+        self.rows = [[p, 1 - p] for p in fault_scores]
+
+    def transform(self, texts):
+        return texts
+
+    def predict_proba(self, vectors):
+        return self.rows[: len(vectors)]
+
+
+def test_one_outlier_among_the_held_out_negatives_does_not_set_the_threshold():
+    negatives = [Case(f"log {i}", "none", f"https://a/{i}", "negative") for i in range(4)]
+    scores = _Scores([0.86, 0.79, 0.40, 0.10])  # one log far above the rest, as Deep-Live-Cam#786 was
+    assert abstention_threshold(scores, scores, negatives) == 0.81  # 0.02 above the second-highest
+    assert abstention_threshold(scores, scores, negatives[:1]) == 0.88  # a lone negative is not tolerated
+    low = _Scores([0.2, 0.1])
+    assert abstention_threshold(low, low, negatives[:2]) == 0.5  # never below the default
 
 
 @pytest.mark.parametrize("content", [b"\xff\xfe not json", b"[1, 2]", b'{"format": 1}', b'{"format": 3, "vocab": []}'])

@@ -169,7 +169,7 @@ def abstention_threshold(vectorizer: Any, model: Any, negatives: list[Case]) -> 
     TOLERATED_NEGATIVES most confident.
 
     Why not above every one: the highest of several hundred scores is one log, and it moved the threshold for
-    every answer at once. Three retrainings in a row it was a single outlier: round 49 (0.90 to 0.94), round 93
+    every answer at once. Three times it was a single outlier: round 49 (0.90 to 0.94), round 93
     (0.86 to 0.92, a "healthy" row that held a real fault) and round 96 (0.86 to 0.88: Deep-Live-Cam#786, a
     traceback ending in "No module named 'torch'" after `run.py --execution-provider cuda`, scored 0.86 for
     cpu-only-build while the next negative scored 0.79). Each time dozens of right answers went silent, and the
