@@ -527,6 +527,16 @@ def test_the_log_says_whether_windows_ran_out_of_virtual_memory(kb, log, short):
     assert detect(log, kb).paging_file_too_small is short
 
 
+@pytest.mark.parametrize(("log", "missing"), [
+    ("Failed to load ZLUDA: Could not find module 'C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\rocblas.dll' (or one of its dependencies).", True),
+    ("10:27:18-836918 WARNING  ZLUDA failed to initialize: no HIP SDK found", True),
+    ("Failed to load ZLUDA: Could not find module 'E:\\sd\\.zluda\\nvcuda.dll' (or one of its dependencies).", False),
+])
+def test_the_log_says_whether_the_hip_sdk_is_missing(kb, log, missing):
+    """`hip_sdk_missing`: ZLUDA failing on the SDK's own DLLs is the SDK, not the card (ZLUDA's nvcuda.dll is ZLUDA's)."""
+    assert detect(log, kb).hip_sdk_missing is missing
+
+
 def test_a_vulkan_device_that_ollama_reports_as_compute_0_0_has_no_capability(kb):
     """ollama lists Vulkan devices (here an Intel iGPU it drops) with compute=0.0: that is no capability at all."""
     log = ('level=INFO source=runner.go:405 msg="dropping integrated GPU; to enable, set OLLAMA_IGPU_ENABLE=1" id=0 '

@@ -147,7 +147,7 @@ class Gpu:
 
 # GpuContext's yes/no facts -> the data/log_facts.toml table that reads each one. A new fact is a table there, a
 # field below and a line here: the reading (gpu.context) and the condition name (fixes.environment) follow from this.
-FLAG_FACTS = {"wsl": "wsl", "rocm": "rocm", "paging_file_too_small": "paging_file"}
+FLAG_FACTS = {"wsl": "wsl", "rocm": "rocm", "paging_file_too_small": "paging_file", "hip_sdk_missing": "hip_sdk_missing"}
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,7 @@ class GpuContext:
     wsl: bool = False  # the log shows Windows' WSL2 (its kernel, its driver library path)
     rocm: bool = False  # the log shows AMD's ROCm/HIP stack at work (its runtime, libraries, gfx targets)
     paging_file_too_small: bool = False  # Windows ran out of virtual memory loading a DLL (error 1455)
+    hip_sdk_missing: bool = False  # a Windows AMD launcher found AMD's HIP SDK absent or without its own DLLs
 
     @property
     def version_map(self) -> dict[str, str]:
