@@ -34,6 +34,7 @@ def test_validate_passes_on_a_good_tree(runner, tiny_tree):
         ("-DCMAKE_CUDA_ARCHITECTURES={arch}", "-DCMAKE_CUDA_ARCHITECTURES={archh|61}", "fixes[0].steps: placeholder {archh}"),
         ('when = "vendor ==', 'when = "vendr ==', "fixes[0].when: unknown name(s) vendr"),
         ('when = "vendor ==', 'when = "log_has(\'\\\\bsm_\') or vendor ==', "fixes[0].when: a string holds a control character"),
+        ('when = "vendor ==', 'when = "container or not known(container) or vendor ==', "fixes[0].when: known(container) is always true"),
         ("arch_seen = \"600\"", "arch_seen = \"601\"", "examples[0].expect.arch_seen: captured '600', expected '601'"),
         ('id = "ggml-no-device-code"', 'id = "other-id"', "id: 'other-id' differs from the file name"),
         ("CUDA arch 520. ggml", "CUDA arch 520, ggml", "examples[1]: the log from https://github.com/ggml-org/whisper.cpp/issues/2050 does not match"),

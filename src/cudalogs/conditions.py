@@ -167,6 +167,12 @@ def names(text: str) -> set[str]:
     return {n.id for n in ast.walk(parse(text)) if isinstance(n, ast.Name)} - called
 
 
+def known_of(text: str) -> set[str]:
+    """Names a condition asks known() about (validation rejects those that are never unknown: always true)."""
+    return {n.args[0].id for n in ast.walk(parse(text)) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id == "known" and n.args and isinstance(n.args[0], ast.Name)}
+
+
 def evaluate(text: str, env: Mapping[str, Any], log_has: Callable[[str], bool] | None = None) -> bool | Any:
     """True, False or UNKNOWN. An empty condition is True."""
     if not text.strip():

@@ -16,7 +16,10 @@ from cudalogs.model import FLAG_FACTS, Entry, FixSpec, Fix, Gpu, GpuContext
 
 GPU_FIELDS = ("gpu", "arch", "cc", "sm", "vendor", "family", "gfx", "tensor_cores", "smem_per_block",
               "memory_gb", "hsa_override")
-ENV_FIELDS = ("os", "container", "container_shell", *FLAG_FACTS, "torch", "cuda", "driver", "vllm", "llamacpp_build",
+# Read from the log as yes/no: no sign of a container (or of WSL, ROCm, ...) reads as False, never as unknown, so a
+# condition's known() of one of these is always true (validation rejects it).
+NEVER_UNKNOWN = ("container", "container_shell", *FLAG_FACTS)
+ENV_FIELDS = ("os", *NEVER_UNKNOWN, "torch", "cuda", "driver", "vllm", "llamacpp_build",
               "koboldcpp", "llamafile")
 UNKNOWN_TEXT = {
     "gpu": "<your GPU>",

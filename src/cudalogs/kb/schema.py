@@ -16,7 +16,7 @@ import regex
 from cudalogs.signatures import MIN_LITERAL_WEIGHT, literal_weight, prefilter_literals
 
 from cudalogs import conditions
-from cudalogs.fixes import ENV_FIELDS, GPU_FIELDS, PLACEHOLDER, TEXT_FIELDS
+from cudalogs.fixes import ENV_FIELDS, GPU_FIELDS, NEVER_UNKNOWN, PLACEHOLDER, TEXT_FIELDS
 
 STATUSES = ("experimental", "test", "stable")
 SEVERITIES = ("fatal", "error", "warning")
@@ -189,6 +189,9 @@ def _check_condition(where: str, text: str, names: set[str], bad: Any) -> None:
         return
     if unknown:
         bad(where, f"unknown name(s) {', '.join(sorted(unknown))}; use a captured group or one of {', '.join(sorted(set(GPU_FIELDS) | set(ENV_FIELDS)))}")
+    for name in sorted(conditions.known_of(text) & set(NEVER_UNKNOWN)):
+        bad(where, f"known({name}) is always true: {name} is never unknown (no sign in the log reads as false); "
+                   f"write the condition on {name} itself, or drop it to show the fix whatever the log says")
     if conditions.has_control_character(text):
         bad(where, "a string holds a control character: a regex escape such as \\b was read twice (by TOML, then by "
                    "the condition); write the condition as a TOML literal string (triple single quotes)")
