@@ -55,9 +55,7 @@ def environment(ctx: GpuContext, fields: Mapping[str, str], entry: Entry | None 
                    tensor_cores=gpu.tensor_cores, smem_per_block=gpu.smem_per_block,
                    memory_gb=gpu.memory_gb, hsa_override=gpu.hsa_override or None)
     env["os"] = ctx.os or None
-    env["container"] = ctx.container  # never unknown: no sign of a container reads as none
-    env["container_shell"] = ctx.container_shell
-    env.update({name: getattr(ctx, name) for name in FLAG_FACTS})  # never unknown either
+    env.update({name: getattr(ctx, name) for name in NEVER_UNKNOWN})  # no sign in the log reads as False
     env.update(ctx.version_map)
     for key, value in fields.items():
         env[key] = int(value) if value.isdigit() else value
