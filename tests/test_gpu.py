@@ -340,6 +340,8 @@ def test_a_model_beats_the_generation_it_belongs_to(kb, log, name):
     ("'sm_120' is not a recognized processor for this target (ignoring processor)", "12.0"),
     ("3. Standard Python import: common_ops - failed\nGPU Info:\n- Compute capability: 121\n- Expected variant: SM121", "12.1"),
     ("ptxas error: Feature '.tile::scatter4' not supported on .target 'sm_121a'", "12.1"),   # Triton's 'a' target
+    ("cutlass.cute.nvgpu.common.OpError: OpError: expects arch to be one of ['sm_100a', 'sm_100f'], but got sm_121a",
+     "12.1"),                                                             # CuTe DSL names the device it runs on
     ("Can't use CUDA device 0: compute cap. 2.1 (at least 3.0 required)", "2.1"),             # PhoenixMiner
     ("Cannot currently support max_model_len=65536 with block_size=16 on GPU with compute capability (8, 9) "
      "(required shared memory 264252.0 > available shared memory 101376)", "8.9"),             # early vLLM
