@@ -81,6 +81,7 @@ def test_html_character_references_are_decoded():
     ("[rank0]: RuntimeError: CUDA error", "RuntimeError: CUDA error"),
     ("(RayWorkerWrapper pid=2172) ERROR x", "ERROR x"),
     ("ollama  | CUDA error", "CUDA error"),
+    ("Aug 13 16:58:56 monster ollama[3010374]:   current device: 0", "current device: 0"),   # journalctl / syslog
     ("2024-05-01T10:00:00.123Z CUDA error", "CUDA error"),
     ("2024-05-01 10:00:00,123 | CUDA error", "CUDA error"),           # a logger's timestamp and its separator
     ("2024-05-01 10:00:00 - RuntimeError: x", "RuntimeError: x"),
