@@ -131,12 +131,25 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     ("GPU #0: GeForce GTS 250, 512 MB available, 16 compute units, capability: 1.1", "1.1"),       # Claymore
     ('Device[0]: cores = 448; computeCapability = 2.0; type = "Tesla S2050"; total memory', "2.0"),  # CNTK
     ("[guppy/info] CUDA device 0 (compute 7.5) initialised, memory limit 11554258944B", "7.5"),     # Guppy
+    # TensorFlow 2.x "Found device 0 with properties:"; a card the catalog does not hold
+    ("pciBusID: 0000:01:00.0 name: GeForce GT 220 computeCapability: 1.2", "1.2"),
+    ('     "cuda:0"   : "NVIDIA RTX A1000 Laptop GPU" (4 GiB, sm_86, mempool enabled)', "8.6"),  # NVIDIA Warp
+    # XMRig 5.x-6.x: a GT 730 exists as 2.1 and as 3.5; the arch it prints decides
+    (" * CUDA GPU     #0 02:00.0 GeForce GT 730 1400/800 MHz smx:2 arch:21 mem:1689/2048 MB", "2.1"),
+    ("LOG:  GPU0 GeForce GT 440 (96 CUDA cores, 1620MHz), L2 128KB, RAM 1023MB (128bits, 900MHz), capability 2.1",
+     "2.1"),                                                                                       # PG-Strom
     ("Compute capability: (12, 0)", "12.0"),                           # a printout of get_device_capability()
     # PyTorch's arch-list warning pasted from the capability on, the GPU's name cut off
     ("....CUDA capability sm_120 is not compatible with the current PyTorch installation.", "12.0"),
 ])
 def test_messages_that_report_the_devices_own_capability(kb, line, cc):
     assert explain(line, kb=kb).gpu.gpu.cc == cc
+
+
+def test_a_reported_capability_brings_its_own_family(kb):
+    # The GT 730 was sold as a Fermi (2.1) and a Kepler (3.5) card; XMRig prints which one this is
+    gpu = explain(" * CUDA GPU     #0 02:00.0 GeForce GT 730 1400/800 MHz smx:2 arch:21 mem:1689/2048 MB", kb=kb).gpu.gpu
+    assert (gpu.name, gpu.cc, gpu.family, gpu.tensor_cores) == ("GeForce GT 730", "2.1", "fermi", False)
 
 
 def test_nvidia_smi_short_names_still_resolve(kb):

@@ -26,7 +26,7 @@ _WORD = re.compile(r"\d{1,3}[x×*](?=[A-WYZa-wyz])|[A-Za-z0-9_.-]+")  # "8xA100"
 _WORD_END = r"(?![A-Za-z0-9_-]|\.(?![A-Za-z][a-z]+[\s,;:!?])[A-Za-z0-9_](?![\s,;:!?)]|$))"
 _SENTENCE_GLUED = re.compile(r"(?<=\d)\.(?:[A-Za-z]|[A-Z][a-z]+)$")
 _MAX_WORDS = 7
-_FAMILY_BY_MAJOR = {3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
+_FAMILY_BY_MAJOR = {2: "fermi", 3: "kepler", 5: "maxwell", 6: "pascal", 7: "volta", 8: "ampere", 9: "hopper", 10: "blackwell", 11: "blackwell", 12: "blackwell"}
 
 
 _TRADEMARK = re.compile(r"\((?:tm|r)\)|[™®]")
@@ -312,11 +312,17 @@ class Catalog:
                    hsa_override=facts.get("hsa_override", ""))
 
     def with_cc(self, gpu: Gpu, cc: str) -> Gpu:
-        """Trust the compute capability a log reports over the catalog's (it came from the device)."""
+        """Trust the compute capability a log reports over the catalog's (it came from the device).
+
+        The family and tensor cores follow the reported capability too: a name can cover two chips (the GT 730
+        is a Fermi 2.1 and a Kepler 3.5 card), and the catalog's facts belong to the chip it lists.
+        """
         if gpu.cc == cc:
             return gpu
         facts = self.arch_facts.get(cc, {})
-        return replace(gpu, cc=cc, smem_per_block=facts.get("smem_per_block", gpu.smem_per_block))
+        family = facts.get("family") or _FAMILY_BY_MAJOR.get(int(cc.split(".")[0]), "")
+        return replace(gpu, cc=cc, family=family, tensor_cores=_default_tensor_cores(cc),
+                       smem_per_block=facts.get("smem_per_block", gpu.smem_per_block))
 
 
 def _default_tensor_cores(cc: str) -> bool:
