@@ -138,6 +138,8 @@ def test_bitsandbytes_diagnostics_name_the_capability(kb, line, cc):
     (" * CUDA GPU     #0 02:00.0 GeForce GT 730 1400/800 MHz smx:2 arch:21 mem:1689/2048 MB", "2.1"),
     ("LOG:  GPU0 GeForce GT 440 (96 CUDA cores, 1620MHz), L2 128KB, RAM 1023MB (128bits, 900MHz), capability 2.1",
      "2.1"),                                                                                       # PG-Strom
+    ("tvm.error.InternalError: Check failed: (0) is false: Unsupported target for gemm: cuda -keys=cuda,gpu -arch=sm_120 "
+     "-max_num_threads=1024 -thread_warp_size=32", "12.0"),                                       # TileLang (TVM)
     ("Compute capability: (12, 0)", "12.0"),                           # a printout of get_device_capability()
     # PyTorch's arch-list warning pasted from the capability on, the GPU's name cut off
     ("....CUDA capability sm_120 is not compatible with the current PyTorch installation.", "12.0"),
