@@ -152,6 +152,7 @@ def test_a_reported_capability_brings_its_own_family(kb):
     # The GT 730 was sold as a Fermi (2.1) and a Kepler (3.5) card; XMRig prints which one this is
     gpu = explain(" * CUDA GPU     #0 02:00.0 GeForce GT 730 1400/800 MHz smx:2 arch:21 mem:1689/2048 MB", kb=kb).gpu.gpu
     assert (gpu.name, gpu.cc, gpu.family, gpu.tensor_cores) == ("GeForce GT 730", "2.1", "fermi", False)
+    assert gpu.smem_per_block is None  # data/archs.toml has no Fermi row, so no limit is claimed for it
 
 
 def test_nvidia_smi_short_names_still_resolve(kb):

@@ -314,15 +314,15 @@ class Catalog:
     def with_cc(self, gpu: Gpu, cc: str) -> Gpu:
         """Trust the compute capability a log reports over the catalog's (it came from the device).
 
-        The family and tensor cores follow the reported capability too: a name can cover two chips (the GT 730
-        is a Fermi 2.1 and a Kepler 3.5 card), and the catalog's facts belong to the chip it lists.
+        The family, tensor cores and shared-memory limit follow the reported capability too: a name can cover two
+        chips (the GT 730 is a Fermi 2.1 and a Kepler 3.5 card), and the catalog's facts belong to the chip it lists.
         """
         if gpu.cc == cc:
             return gpu
         facts = self.arch_facts.get(cc, {})
         family = facts.get("family") or _FAMILY_BY_MAJOR.get(int(cc.split(".")[0]), "")
         return replace(gpu, cc=cc, family=family, tensor_cores=_default_tensor_cores(cc),
-                       smem_per_block=facts.get("smem_per_block", gpu.smem_per_block))
+                       smem_per_block=facts.get("smem_per_block"))
 
 
 def _default_tensor_cores(cc: str) -> bool:
