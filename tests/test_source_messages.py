@@ -1,0 +1,29 @@
+"""Messages known only from a library's source (no public thread pastes them yet) are still read by their entry.
+
+KB examples must be real logs, so these lines cannot be examples; the entry cites the source line instead, and this
+test keeps the signature honest. Each line is the message as the cited source builds it, nothing invented.
+"""
+
+import pytest
+
+from cudalogs import explain
+
+
+@pytest.mark.parametrize(("line", "entry", "title_part"), [
+    # TransformerEngine transformer_engine/pytorch/quantization.py#L175 and #L168, jax/quantize/helper.py#L100
+    ("AssertionError: Device compute capability 10.0 or higher required for NVFP4 execution.",
+     "transformer-engine-fp8-unavailable", "NVFP4 recipe needs a Blackwell GPU"),
+    ("AssertionError: Device compute capability 10.0 or higher required for MXFP8 execution.",
+     "transformer-engine-fp8-unavailable", "MXFP8 recipe needs a Blackwell GPU"),
+    ("Device compute capability 9.9 or higher required for MXFP8 execution.",
+     "transformer-engine-fp8-unavailable", "MXFP8 recipe needs a Blackwell GPU"),
+    # torchao/float8/inference.py#L304 and #L309
+    ("AssertionError: Float8 dynamic quantization requires CUDA compute capability ≥8.9 or MI300+ or XPU.",
+     "torchao-float8-capability", "needs compute capability 8.9"),
+    ("AssertionError: Float8 1x128 activation and 128x128 weight scaling requires CUDA compute capability ≥8.9 or XPU.",
+     "torchao-float8-capability", "needs compute capability 8.9"),
+])
+def test_a_source_only_message_is_read_by_its_entry(kb, line, entry, title_part):
+    top = explain(line, kb=kb, gpu="NVIDIA GeForce RTX 3090").diagnoses[0]
+    assert (top.id, top.cls) == (entry, "fp8-unsupported")
+    assert title_part in top.title
