@@ -302,14 +302,17 @@ class Catalog:
     def from_cc(self, cc: str, name: str = "") -> Gpu:
         """A GPU known only by its compute capability (from `--cc` or a log line)."""
         facts = self.arch_facts.get(cc, {})
-        family = facts.get("family") or _FAMILY_BY_MAJOR.get(int(cc.split(".")[0]), "")
-        return Gpu(name=name or f"{CAPABILITY_ONLY}{cc}", vendor="nvidia", family=family, cc=cc,
+        return Gpu(name=name or f"{CAPABILITY_ONLY}{cc}", vendor="nvidia", family=self._family_of(cc), cc=cc,
                    smem_per_block=facts.get("smem_per_block"), tensor_cores=_default_tensor_cores(cc))
 
     def from_gfx(self, gfx: str, name: str = "") -> Gpu:
         facts = self.gfx_facts.get(gfx, {})
         return Gpu(name=name or gfx, vendor="amd", family=facts.get("family", ""), gfx=gfx,
                    hsa_override=facts.get("hsa_override", ""))
+
+    def _family_of(self, cc: str) -> str:
+        """The architecture family of a capability: data/archs.toml's, else by major version (Fermi has no row)."""
+        return self.arch_facts.get(cc, {}).get("family") or _FAMILY_BY_MAJOR.get(int(cc.split(".")[0]), "")
 
     def with_cc(self, gpu: Gpu, cc: str) -> Gpu:
         """Trust the compute capability a log reports over the catalog's (it came from the device).
@@ -320,8 +323,7 @@ class Catalog:
         if gpu.cc == cc:
             return gpu
         facts = self.arch_facts.get(cc, {})
-        family = facts.get("family") or _FAMILY_BY_MAJOR.get(int(cc.split(".")[0]), "")
-        return replace(gpu, cc=cc, family=family, tensor_cores=_default_tensor_cores(cc),
+        return replace(gpu, cc=cc, family=self._family_of(cc), tensor_cores=_default_tensor_cores(cc),
                        smem_per_block=facts.get("smem_per_block"))
 
 
