@@ -86,6 +86,9 @@ def test_html_character_references_are_decoded():
     ("2024-05-01 10:00:00,123 | CUDA error", "CUDA error"),           # a logger's timestamp and its separator
     ("2024-05-01 10:00:00 - RuntimeError: x", "RuntimeError: x"),
     ("2024-05-01 10:00:00 -1 offset", "-1 offset"),                  # a dash that starts the message stays
+    ("1.22.756.116 E   current device: 0", "current device: 0"),       # llama.cpp's elapsed time and level
+    ("0.00.160.791 I cmn  common_param: x", "cmn  common_param: x"),
+    ("1.22.756 E x", "1.22.756 E x"),                                  # not llama.cpp's four-part time
     ("| 0  Tesla T4  On |", "| 0  Tesla T4  On |"),
     ("CUDA error: y", "CUDA error: y"),
 ])

@@ -36,12 +36,14 @@ _PLAIN = str.maketrans({**{c: " " for c in "\u00a0\u2000\u2001\u2002\u2003\u2004
 _RICH_SOURCE = re.compile(r"(?<=\S)\s{3,}[\w.-]{1,60}\.py:\d{1,6}\s*$")
 # What tools and people put in front of each line of a log: indentation, Markdown quote marks, torchrun's
 # `[rank0]:`, Ray's `(RayWorker pid=1)`, docker compose's `service  | `, syslog's and journalctl's
-# `Aug 13 16:58:56 host ollama[3010374]:`, a timestamp (with its `|` or `-`). A message that spans lines is matched with
+# `Aug 13 16:58:56 host ollama[3010374]:`, a timestamp (with its `|` or `-`), llama.cpp's elapsed time and level
+# (`1.22.756.116 E `, its log format since 2025). A message that spans lines is matched with
 # these taken off each line (see strip_prefix).
 _PREFIX = re.compile(
     r"^(?:\s*(?:>+|\[rank\d+\]:|\([\w.-]{1,40} pid=\d+(?:, ip=[\d.]+)?\)|[\w.-]{1,40}\s+\|(?=\s)|"
     r"[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} [\w.-]{1,64} [\w.@/-]{1,64}(?:\[\d+\])?:(?=\s)|"
-    r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?(?:\s+[|-](?=\s))?))*\s*")
+    r"\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?(?:\s+[|-](?=\s))?|"
+    r"\d{1,4}\.\d{2}\.\d{3}\.\d{3} [DIWE](?=\s)))*\s*")
 
 # Named masks, in order (Drain3's habit): make two logs of the same fault look alike for
 # the classifier and for de-duplication. Matching and quoting always use the unmasked line.
