@@ -21,6 +21,8 @@ def detect(text, kb):
         ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
          "Your Tesla T4 GPU has compute capability 7.5.", "Tesla T4", "7.5"),
         ("Found GPU0 GeForce GTX 1080 which is of cuda capability 6.1.", "NVIDIA GeForce GTX 1080", "6.1"),
+        ("    Found GPU0 Tesla V100-SXM2-32GB which requires CUDA_VERSION >= 9000 for",      # PyTorch 0.3-0.4
+         "Tesla V100-SXM2-32GB", "7.0"),
         ("Minimum capability: 80. Current capability: 75.", "compute capability 7.5", "7.5"),
         ("  what():  This program was not compiled for SM 75", "compute capability 7.5", "7.5"),   # Thrust/CUB
         ("GPU #0 GRID A100D-8C (108x64 cores) (Cap 8.0) (8187.9 MB)",       # VanitySearch#139
