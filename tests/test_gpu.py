@@ -21,7 +21,7 @@ def detect(text, kb):
         ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
          "Your Tesla T4 GPU has compute capability 7.5.", "Tesla T4", "7.5"),
         ("Found GPU0 GeForce GTX 1080 which is of cuda capability 6.1.", "NVIDIA GeForce GTX 1080", "6.1"),
-        ("    Found GPU0 Tesla V100-SXM2-32GB which requires CUDA_VERSION >= 9000 for",      # PyTorch 0.3-0.4
+        ("    Found GPU0 Tesla V100-SXM2-32GB which requires CUDA_VERSION >= 9000 for",      # PyTorch 0.3-1.x
          "Tesla V100-SXM2-32GB", "7.0"),
         ("Minimum capability: 80. Current capability: 75.", "compute capability 7.5", "7.5"),
         ("  what():  This program was not compiled for SM 75", "compute capability 7.5", "7.5"),   # Thrust/CUB

@@ -87,7 +87,8 @@ def search(query: str, gpu: str | None = None, cls: str | None = None, limit: in
             rendered = tuple(f for f in fixes.applicable(specs, env) if f.applies)
         chosen.append((entry, score, rendered))
     snippets = _snippets(path, terms, [entry.id for entry, _s, _f in chosen])
-    return [SearchResult(entry.id, entry.cls, entry.title, entry.status, score, snippets.get(entry.id, ""), rendered)
+    return [SearchResult(entry.id, entry.cls, entry.title, entry.status, round(score, 3), snippets.get(entry.id, ""),
+                         rendered)
             for entry, score, rendered in chosen]
 
 
@@ -109,7 +110,9 @@ def _ranked(path: Path, terms: list[str], cls: str | None) -> list[tuple[str, fl
     scored = []
     for entry_id, rank in rows:
         words = sum(rowids[entry_id] in h for h in holders) if holders else 1
-        scored.append((entry_id, round(words + -rank / (1 - rank), 3)))
+        # Unrounded: the squashed bm25 of entries holding the same words differs only in the third or fourth
+        # decimal, and rounding it before sorting turned those differences into ties broken by SQLite's row order.
+        scored.append((entry_id, words + -rank / (1 - rank)))
     return sorted(scored, key=lambda r: -r[1])
 
 
