@@ -27,3 +27,12 @@ def test_a_source_only_message_is_read_by_its_entry(kb, line, entry, title_part)
     top = explain(line, kb=kb, gpu="NVIDIA GeForce RTX 3090").diagnoses[0]
     assert (top.id, top.cls) == (entry, "fp8-unsupported")
     assert title_part in top.title
+
+
+def test_cusolver_architecture_mismatch_is_not_read_as_out_of_memory(kb):
+    """jaxlib's words for CUSOLVER_STATUS_ARCH_MISMATCH (jaxlib/gpu/gpu_kernel_helpers.cc#L62 at cec06d1), in the
+    handle-creation line jaxlib prints for its other cuSOLVER statuses: the GPU is too old for this cuSOLVER, which
+    freeing memory does not change."""
+    line = "operation gpusolverDnCreate(&handle) failed: cuSolver architecture mismatch error"
+    top = explain(line, kb=kb, gpu="Tesla K80").diagnoses[0]
+    assert (top.id, top.cls) == ("cusolver-handle-create-failed", "arch-dropped")
