@@ -36,3 +36,11 @@ def test_cusolver_architecture_mismatch_is_not_read_as_out_of_memory(kb):
     line = "operation gpusolverDnCreate(&handle) failed: cuSolver architecture mismatch error"
     top = explain(line, kb=kb, gpu="Tesla K80").diagnoses[0]
     assert (top.id, top.cls) == ("cusolver-handle-create-failed", "arch-dropped")
+
+
+def test_cudajl_toolkit_13_wording_is_read_as_a_dropped_gpu(kb):
+    """CUDA.jl's current wording (CUDACore/lib/cudadrv/state.jl#L193 at fd1008d) says "CUDA toolkit 13+" where older
+    releases said "CUDA 12.0": a Volta card is below what the CUDA 13 toolkit builds for."""
+    line = "Your Tesla V100-SXM2-32GB GPU (compute capability 7.0) is not supported by CUDA toolkit 13+."
+    top = explain(line, kb=kb).diagnoses[0]
+    assert (top.id, top.cls) == ("cudajl-capability-not-supported", "arch-dropped")
