@@ -32,7 +32,7 @@ class GpuProfile:
             "name": g.name, "vendor": g.vendor, "family": g.family or None, "compute_capability": g.cc or None,
             "gfx": g.gfx or None, "memory_gb": g.memory_gb, "smem_per_block": g.smem_per_block,
             "tensor_cores": g.tensor_cores, "hsa_override": g.hsa_override or None,
-            "lacks": [{"id": f["id"], "name": f["name"], "needs": _needs(f), "source": f.get("source")} for f in self.lacks],
+            "lacks": [{"id": f["id"], "name": f["name"], "needs": needs(f), "source": f.get("source")} for f in self.lacks],
             "has": list(self.has),
             "entries": [{"id": i, "class": c, "title": t} for i, c, t in self.entries],
         }
@@ -41,14 +41,15 @@ class GpuProfile:
 def profile(gpu: Gpu, kb: KnowledgeBase) -> GpuProfile:
     lacks, has = [], []
     for feature in kb.features if gpu.vendor == "nvidia" and gpu.arch else []:
-        (has if _supports(gpu, feature) else lacks).append(feature)
+        (has if supports(gpu, feature) else lacks).append(feature)
     env = environment(GpuContext(gpu=gpu, source="flag"), {})
     entries = tuple((e.id, e.cls, e.title) for e in kb.entries
                     if any(conditions.evaluate(c, env) is True for c in conditions_of(e)))
     return GpuProfile(gpu, tuple(lacks), tuple(f["id"] for f in has), entries)
 
 
-def _supports(gpu: Gpu, feature: dict[str, Any]) -> bool:
+def supports(gpu: Gpu, feature: dict[str, Any]) -> bool:
+    """Whether an NVIDIA GPU has a data/features.toml feature (its capability range; tensor cores where it needs them)."""
     arch = gpu.arch or 0
     if arch < cc_to_arch(feature["min_cc"]):
         return False
@@ -57,7 +58,7 @@ def _supports(gpu: Gpu, feature: dict[str, Any]) -> bool:
     return not (feature["id"] in _TENSOR_CORE_FEATURES and gpu.tensor_cores is False)
 
 
-def _needs(feature: dict[str, Any]) -> str:
+def needs(feature: dict[str, Any]) -> str:
     return f"compute capability {feature['min_cc']}" + (f" to {feature['max_cc']}" if feature.get("max_cc") else "")
 
 
@@ -70,7 +71,7 @@ def text(p: GpuProfile) -> str:
              f"HSA_OVERRIDE_GFX_VERSION={g.hsa_override}" if g.hsa_override else ""]
     out = [head, "  " + ", ".join(f for f in facts if f)]
     if p.lacks:
-        out += ["", "Lacks:"] + [f"  {f['name']} (needs {_needs(f)})" for f in p.lacks]
+        out += ["", "Lacks:"] + [f"  {f['name']} (needs {needs(f)})" for f in p.lacks]
     if p.entries:
         out += ["", "Knowledge-base entries that single it out:"] + [f"  {i}  [{c}]  {t}" for i, c, t in p.entries]
     return "\n".join(out) + "\n"

@@ -215,6 +215,18 @@ class InputSummary:
 
 
 @dataclass(frozen=True)
+class Hint:
+    """A feature the user's GPU lacks that the log mentions: a pointer for a log nothing else explained."""
+
+    feature: str  # data/features.toml id
+    name: str
+    needs: str  # "compute capability 8.0"
+    line_no: int
+    text: str  # the line that mentions it
+    entries: tuple[str, ...] = ()  # KB entries about this feature failing
+
+
+@dataclass(frozen=True)
 class Report:
     """What `explain` returns; `to_dict()` is exactly the `--format json` document."""
 
@@ -223,6 +235,7 @@ class Report:
     input: InputSummary
     message: str = ""
     related: tuple[tuple[str, str, float], ...] = ()
+    hints: tuple[Hint, ...] = ()
     schema_version: int = SCHEMA_VERSION
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 

@@ -47,7 +47,16 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     summary = InputSummary(stats.lines, stats.bytes, stats.truncated_input or len(kept) + blank[0] < stats.lines,
                            tuple(stats.notes + timeouts))
     message = "" if diagnoses else (EMPTY_INPUT if not any(line.text.strip() for line in kept) else NO_DIAGNOSIS)
-    return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message, related=related)
+    pointers = _hints(kept, kb, ctx) if message == NO_DIAGNOSIS else ()
+    return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message, related=related, hints=pointers)
+
+
+def _hints(kept: list[Line], kb: KnowledgeBase, ctx: GpuContext) -> tuple:  # type: ignore[type-arg]
+    """For a log nothing explained: the features its GPU lacks that it mentions (see hints.py). Imported here, as
+    only such logs need it."""
+    from cudalogs import hints
+
+    return hints.lacking_features(kept, ctx, kb.features, kb.by_id)
 
 
 def signatures_match(log: str, kb: KnowledgeBase | None = None) -> bool:

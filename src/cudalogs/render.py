@@ -26,6 +26,8 @@ def to_dict(report: Report) -> dict[str, Any]:
         "diagnoses": [_diagnosis_dict(d) for d in report.diagnoses],
         "message": report.message or None,
         "related": [{"id": i, "title": t, "score": s} for i, t, s in report.related],
+        "hints": [{"feature": h.feature, "name": h.name, "needs": h.needs, "line": h.line_no, "text": h.text,
+                   "entries": list(h.entries)} for h in report.hints],
         "input": {"lines": report.input.lines, "bytes": report.input.bytes,
                   "reduced": report.input.truncated, "notes": list(report.input.notes)},
     }
@@ -68,6 +70,7 @@ def text(report: Report, color: bool = False, width: int = 100) -> str:
     out = [_gpu_line(report.gpu, c)]
     if not report.diagnoses:
         out.append(c.yellow(report.message or "No known GPU error found in this log."))
+        out += _hint_lines(report, c)
         out += _related_lines(report)
         return "\n".join(out + _notes(report)) + "\n"
     first, *rest = report.diagnoses
@@ -117,6 +120,18 @@ def _fix_lines(fixes: tuple[Fix, ...], c: "_Colors", width: int) -> list[str]:
     return out
 
 
+def _hint_lines(report: Report, c: "_Colors") -> list[str]:
+    """What the log mentions that this GPU lacks: a pointer for the user, not a diagnosis (see hints.py)."""
+    gpu = report.gpu.gpu
+    if not report.hints or gpu is None:
+        return []
+    out = [c.bold(f"But {gpu.name} (compute capability {gpu.cc}) lacks what this log mentions:")]
+    for h in report.hints:
+        out.append(f"  {h.name}: needs {h.needs}  [line {h.line_no}]")
+        out += [f"    if that is what failed: cudalogs kb show {e}" for e in h.entries[:2]]
+    return out
+
+
 def _related_lines(report: Report) -> list[str]:
     if not report.related:
         return []
@@ -137,6 +152,10 @@ def markdown(report: Report) -> str:
     out.append("")
     if not report.diagnoses:
         out.append(report.message or "No known GPU error found in this log.")
+        if report.hints and gpu is not None:
+            out += ["", f"{gpu.name} (compute capability {gpu.cc}) lacks what this log mentions; if that is what failed:"]
+            out += [f"- {h.name}: needs {h.needs} (line {h.line_no})"
+                    + "".join(f"; see `cudalogs kb show {e}`" for e in h.entries[:2]) for h in report.hints]
         return "\n".join(out) + "\n"
     for rank, d in enumerate(report.diagnoses, 1):
         out += _markdown_diagnosis(d, full=(rank == 1))

@@ -83,6 +83,7 @@ def validate_tree(kb_dir: Path, data_dir: Path) -> Validation:
         result.problems.append(Problem(exc.path, exc.field, exc.message))
         return result
     kb = KnowledgeBase.from_bundle(data)
+    result.problems += _feature_problems(kb, data_dir / "features.toml")
     for entry in kb.entries:
         entry = replace(entry, path=seen.get(entry.id, entry.path))  # messages name the file as given
         result.problems += entry_behaviour_problems(entry, kb, classes)
@@ -162,6 +163,30 @@ def _catalog_problems(data_dir: Path) -> list[Problem]:
             if key in seen and seen[key] != name:
                 problems.append(Problem(str(path), f"gpu[{i}].aliases", f"{spelling!r} also names {seen[key]}; a spelling must name one GPU"))
             seen[key] = name
+    return problems
+
+
+def _feature_problems(kb: KnowledgeBase, path: Path) -> list[Problem]:
+    """data/features.toml: capabilities parse, `mentions` compiles, `entries` name KB entries (a renamed entry
+    would silently drop out of explain's pointers)."""
+    problems = []
+    for i, feature in enumerate(kb.features):
+        where = f"feature[{i}]"
+        if not isinstance(feature.get("id"), str) or not isinstance(feature.get("name"), str):
+            problems.append(Problem(str(path), where, "needs id = \"...\" and name = \"...\""))
+        for key in ("min_cc", "max_cc"):
+            if key in feature and not _is_cc(feature[key]):
+                problems.append(Problem(str(path), f"{where}.{key}", "a compute capability as a string like \"8.0\""))
+        if "min_cc" not in feature:
+            problems.append(Problem(str(path), f"{where}.min_cc", "missing"))
+        if "mentions" in feature:
+            try:
+                regex.compile(feature["mentions"])
+            except (regex.error, TypeError) as exc:
+                problems.append(Problem(str(path), f"{where}.mentions", f"not a valid regex: {exc}"))
+        for entry_id in feature.get("entries", []):
+            if entry_id not in kb.by_id:
+                problems.append(Problem(str(path), f"{where}.entries", f"{entry_id!r} is not a KB entry id"))
     return problems
 
 

@@ -1,0 +1,52 @@
+"""Features the user's GPU lacks that an unexplained log mentions: a pointer, never a diagnosis.
+
+When no signature matched and the classifier stayed under its threshold, the text often still says what the user
+tried: "flash-attn on our V100s", "bf16 training on a T4", a traceback through vllm on a GTX 1080. If the GPU is
+known and lacks a feature the log names (data/features.toml: a feature's `mentions` pattern, its minimum compute
+capability and the KB `entries` about it failing), that is worth one line. It is not ranked as a diagnosis: the same
+words fill healthy logs too (a fallback warning such as "Flash Attention is disabled as it requires a GPU with
+Ampere", a question, an unrelated error on an old card), where the feature is not what failed; 14 of the project's
+healthy logs would have been answered that way.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Container, Iterable
+from typing import Any
+
+import regex
+
+from cudalogs.gpu_report import needs, supports
+from cudalogs.model import GpuContext, Hint, Line
+
+MAX_HINTS = 3
+_SCAN_CHARS = 2_000  # of each line: a mention is a word, and a huge line must not cost a long regex run
+
+
+def lacking_features(lines: Iterable[Line], ctx: GpuContext, features: list[dict[str, Any]],
+                     entry_ids: Container[str] | None = None) -> tuple[Hint, ...]:
+    """The features (with a `mentions` pattern) that this NVIDIA GPU lacks and the log names, first mention first."""
+    gpu = ctx.gpu
+    if gpu is None or gpu.vendor != "nvidia" or not gpu.arch:
+        return ()
+    wanted = [f for f in features if f.get("mentions") and not supports(gpu, f)]
+    if not wanted:
+        return ()
+    found: dict[str, Hint] = {}
+    for line in lines:
+        text = line.text[:_SCAN_CHARS]
+        for feature in wanted:
+            if feature["id"] in found or not _pattern(feature["mentions"]).search(text):
+                continue
+            entries = tuple(e for e in feature.get("entries", []) if entry_ids is None or e in entry_ids)
+            found[feature["id"]] = Hint(feature["id"], feature["name"], needs(feature), line.no, line.text.strip()[:300],
+                                        entries)
+        if len(found) >= MAX_HINTS or len(found) == len(wanted):
+            break
+    return tuple(sorted(found.values(), key=lambda h: h.line_no))[:MAX_HINTS]
+
+
+@functools.cache
+def _pattern(source: str) -> regex.Pattern[str]:
+    return regex.compile(source)
