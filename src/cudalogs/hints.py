@@ -5,8 +5,8 @@ tried: "flash-attn on our V100s", "bf16 training on a T4", a traceback through v
 known and lacks a feature the log names (data/features.toml: a feature's `mentions` pattern, its minimum compute
 capability and the KB `entries` about it failing), that is worth one line. It is not ranked as a diagnosis: the same
 words fill healthy logs too (a fallback warning such as "Flash Attention is disabled as it requires a GPU with
-Ampere", a question, an unrelated error on an old card), where the feature is not what failed; 14 of the project's
-healthy logs would have been answered that way.
+Ampere", a question, an unrelated error on an old card), where the feature is not what failed: 30 of the project's
+6,364 healthy logs get a hint (round 113), against 68 of the 71 labelled logs with no answer that get one.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from cudalogs import classifier, combine, fixes, normalize, rank, signatures
 from cudalogs import gpu as gpu_context
 from cudalogs.knowledge import KnowledgeBase, load_kb
 from cudalogs.logtext import LogText
-from cudalogs.model import Entry, Gpu, GpuContext, InputSummary, Line, Report
+from cudalogs.model import Entry, Gpu, GpuContext, Hint, InputSummary, Line, Report
 
 NO_DIAGNOSIS = "No known GPU error found in this log."
 EMPTY_INPUT = "The input is empty: paste or pipe the log that shows the error."
@@ -51,7 +51,7 @@ def explain(log: str | bytes | BinaryIO, gpu: str | Gpu | None = None, cc: str |
     return Report(gpu=ctx, diagnoses=tuple(diagnoses), input=summary, message=message, related=related, hints=pointers)
 
 
-def _hints(kept: list[Line], kb: KnowledgeBase, ctx: GpuContext) -> tuple:  # type: ignore[type-arg]
+def _hints(kept: list[Line], kb: KnowledgeBase, ctx: GpuContext) -> tuple[Hint, ...]:
     """For a log nothing explained: the features its GPU lacks that it mentions (see hints.py). Imported here, as
     only such logs need it."""
     from cudalogs import hints
