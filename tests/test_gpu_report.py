@@ -1,5 +1,6 @@
 """`cudalogs gpu`: profile, lacking features, entries that single the GPU out."""
 
+import copy
 import json
 
 from cudalogs import gpu_report
@@ -12,16 +13,23 @@ FEATURES = [
 ]
 
 
+def _with_features(kb):
+    """A copy with these features: the session's tiny KB is shared (the page test serves its own features)."""
+    kb = copy.copy(kb)
+    kb.features = FEATURES
+    return kb
+
+
 def test_t4_lacks_bf16_but_has_int8_tensor_cores(tiny_kb):
-    tiny_kb.features = FEATURES
-    p = gpu_report.profile(resolve("Tesla T4", None, tiny_kb.catalog), tiny_kb)
+    kb = _with_features(tiny_kb)
+    p = gpu_report.profile(resolve("Tesla T4", None, kb.catalog), kb)
     assert [f["id"] for f in p.lacks] == ["bf16"]
     assert p.has == ("int8-tensor-cores", "flash-attention-1")
 
 
 def test_profile_json_names_the_limits(tiny_kb):
-    tiny_kb.features = FEATURES
-    doc = gpu_report.profile(resolve("8.6", None, tiny_kb.catalog), tiny_kb).to_dict()
+    kb = _with_features(tiny_kb)
+    doc = gpu_report.profile(resolve("8.6", None, kb.catalog), kb).to_dict()
     assert (doc["compute_capability"], doc["smem_per_block"], doc["family"]) == ("8.6", 101376, "ampere")
     json.dumps(doc)
 

@@ -41,6 +41,16 @@ def test_a_log_without_error_says_so(page):
     assert page.inner_text("#message") == "No known GPU error found in this log."
 
 
+def test_an_unexplained_question_points_at_what_the_gpu_lacks(page):
+    # the tiny KB's one feature (tests/fixtures/tiny/data/features.toml): int8 tensor cores, mentioned as MMQ
+    page.fill("#log", "MMQ crashes on our servers")
+    page.fill("#gpu", "Tesla V100-SXM2-32GB")
+    page.click("#explain-button")
+    page.wait_for_selector("#hints")
+    assert "int8 tensor cores (IMMA): needs compute capability 7.5" in page.inner_text("#hints")
+    assert "cudalogs kb show ggml-no-device-code" in page.inner_text("#hints")
+
+
 def test_an_unknown_gpu_shows_the_error(page):
     page.fill("#log", P104_LINE)
     page.fill("#gpu", "GTX 9999 Ultra")
