@@ -19,7 +19,7 @@ from cudalogs.errors import KBError, UnknownGpuError
 from cudalogs.fixes import environment
 from cudalogs.kb import bundle as kb_bundle
 from cudalogs.kb.load import entry_files, read_taxonomy, read_toml
-from cudalogs.kb.schema import Problem, validate_entry
+from cudalogs.kb.schema import Problem, pattern_problem, validate_entry
 from cudalogs.knowledge import KnowledgeBase
 from cudalogs.model import Entry
 
@@ -179,11 +179,11 @@ def _feature_problems(kb: KnowledgeBase, path: Path) -> list[Problem]:
                 problems.append(Problem(str(path), f"{where}.{key}", "a compute capability as a string like \"8.0\""))
         if "min_cc" not in feature:
             problems.append(Problem(str(path), f"{where}.min_cc", "missing"))
-        if "mentions" in feature:
-            try:
-                regex.compile(feature["mentions"])
-            except (regex.error, TypeError) as exc:
-                problems.append(Problem(str(path), f"{where}.mentions", f"not a valid regex: {exc}"))
+        if "mentions" in feature:  # read on every unexplained log: the signatures' rules (compiles, cannot run away)
+            mentions = feature["mentions"]
+            problem = pattern_problem(mentions) if isinstance(mentions, str) and mentions else "a regex string"
+            if problem:
+                problems.append(Problem(str(path), f"{where}.mentions", problem))
         for entry_id in feature.get("entries", []):
             if entry_id not in kb.by_id:
                 problems.append(Problem(str(path), f"{where}.entries", f"{entry_id!r} is not a KB entry id"))
