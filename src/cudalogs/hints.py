@@ -12,7 +12,7 @@ Ampere", a question, an unrelated error on an old card), where the feature is no
 from __future__ import annotations
 
 import functools
-from collections.abc import Container, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import regex
@@ -24,27 +24,25 @@ MAX_HINTS = 3
 _SCAN_CHARS = 2_000  # of each line: a mention is a word, and a huge line must not cost a long regex run
 
 
-def lacking_features(lines: Iterable[Line], ctx: GpuContext, features: list[dict[str, Any]],
-                     entry_ids: Container[str] | None = None) -> tuple[Hint, ...]:
-    """The features (with a `mentions` pattern) that this NVIDIA GPU lacks and the log names, first mention first."""
+def lacking_features(lines: Iterable[Line], ctx: GpuContext, features: list[dict[str, Any]]) -> tuple[Hint, ...]:
+    """The features (with a `mentions` pattern) that this NVIDIA GPU lacks and the log names, first mention first
+    (features named on one line in data/features.toml's order). `kb validate` holds each `entries` id to the KB."""
     gpu = ctx.gpu
     if gpu is None or gpu.vendor != "nvidia" or not gpu.arch:
         return ()
     wanted = [f for f in features if f.get("mentions") and not supports(gpu, f)]
     if not wanted:
         return ()
-    found: dict[str, Hint] = {}
+    found: dict[str, Hint] = {}  # in the order found: by line, then by feature
     for line in lines:
         text = line.text[:_SCAN_CHARS]
         for feature in wanted:
-            if feature["id"] in found or not _pattern(feature["mentions"]).search(text):
-                continue
-            entries = tuple(e for e in feature.get("entries", []) if entry_ids is None or e in entry_ids)
-            found[feature["id"]] = Hint(feature["id"], feature["name"], needs(feature), line.no, line.text.strip()[:300],
-                                        entries)
+            if feature["id"] not in found and _pattern(feature["mentions"]).search(text):
+                found[feature["id"]] = Hint(feature["id"], feature["name"], needs(feature), line.no,
+                                            line.text.strip()[:300], tuple(feature.get("entries", [])))
         if len(found) >= MAX_HINTS or len(found) == len(wanted):
             break
-    return tuple(sorted(found.values(), key=lambda h: h.line_no))[:MAX_HINTS]
+    return tuple(found.values())[:MAX_HINTS]
 
 
 @functools.cache

@@ -56,7 +56,7 @@ def _hints(kept: list[Line], kb: KnowledgeBase, ctx: GpuContext) -> tuple[Hint, 
     only such logs need it."""
     from cudalogs import hints
 
-    return hints.lacking_features(kept, ctx, kb.features, kb.by_id)
+    return hints.lacking_features(kept, ctx, kb.features)
 
 
 def signatures_match(log: str, kb: KnowledgeBase | None = None) -> bool:

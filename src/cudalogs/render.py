@@ -10,7 +10,7 @@ import textwrap
 from typing import Any
 
 from cudalogs.fixes import FIND_OUT, FIND_OUT_AMD, FIND_OUT_OLD_DRIVER
-from cudalogs.model import Diagnosis, Fix, GpuContext, Report
+from cudalogs.model import Diagnosis, Fix, Gpu, GpuContext, Report
 
 _BOLD, _DIM, _RED, _GREEN, _YELLOW, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
 
@@ -125,11 +125,15 @@ def _hint_lines(report: Report, c: "_Colors") -> list[str]:
     gpu = report.gpu.gpu
     if not report.hints or gpu is None:
         return []
-    out = [c.bold(f"But {gpu.name} (compute capability {gpu.cc}) lacks what this log mentions:")]
+    out = [c.bold(f"But {_hint_heading(gpu)}:")]
     for h in report.hints:
         out.append(f"  {h.name}: needs {h.needs}  [line {h.line_no}]")
         out += [f"    if that is what failed: cudalogs kb show {e}" for e in h.entries[:2]]
     return out
+
+
+def _hint_heading(gpu: Gpu) -> str:
+    return f"{gpu.name} (compute capability {gpu.cc}) lacks what this log mentions"
 
 
 def _related_lines(report: Report) -> list[str]:
@@ -153,7 +157,7 @@ def markdown(report: Report) -> str:
     if not report.diagnoses:
         out.append(report.message or "No known GPU error found in this log.")
         if report.hints and gpu is not None:
-            out += ["", f"{gpu.name} (compute capability {gpu.cc}) lacks what this log mentions; if that is what failed:"]
+            out += ["", f"{_hint_heading(gpu)}; if that is what failed:"]
             out += [f"- {h.name}: needs {h.needs} (line {h.line_no})"
                     + "".join(f"; see `cudalogs kb show {e}`" for e in h.entries[:2]) for h in report.hints]
         return "\n".join(out) + "\n"
