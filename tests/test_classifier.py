@@ -126,6 +126,7 @@ def test_an_unreadable_model_file_gives_no_model(tmp_path, content):
 
 @pytest.mark.parametrize("host_message", [
     "[856341.770960] Out of memory: Killed process 410126 (python) total-vm:79905000kB, anon-rss:22957108kB",
+    "Out of memory:Killed process 217423（python）total-vm:112518872kB，  anon-rs:30204444kB，file-rss:kB",
     "MemoryError: Unable to allocate 12.0 GiB for an array with shape (40000, 40000) and data type float64",
     "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
     "Out of memory. Type HELP MEMORY for your options.",

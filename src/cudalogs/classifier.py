@@ -55,7 +55,8 @@ _HARMLESS = (
 # Messages about another memory than the GPU's. They share "out of memory" with the GPU fault and scored up to 0.998
 # for it, so the classifier does not read them; a GPU's own out-of-memory messages are matched by signatures, which
 # still see every line. One group per line below:
-# - the host's RAM: the Linux OOM killer ("Out of memory: Killed process 4101 (python)", a cgroup limit), numpy's
+# - the host's RAM: the Linux OOM killer ("Out of memory: Killed process 4101 (python)", also pasted without the
+#   space, "Out of memory:Killed process": Scaffold-GS#104, scored 0.92), a cgroup limit, numpy's
 #   "MemoryError: Unable to allocate 12.0 GiB for an array", Node's and Java's heaps, errno 12 "Cannot allocate
 #   memory" (Qwen-VL-Series-Finetune#135: a fine-tune killed for system RAM, scored 0.99), and MATLAB's own
 #   "Out of memory. Type HELP MEMORY for your options." (host RAM; its GPU message is "Out of memory on device",
@@ -66,7 +67,7 @@ _HARMLESS = (
 #   which it uses pageable memory ("failed to allocate 24000.00 MiB of pinned memory: out of memory; using pageable
 #   cached fallback", scored 0.9+).
 _OTHER_MEMORY = (
-    r"out of memory: kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
+    r"out of memory:\s*kill(?:ed)? process|memory cgroup out of memory|invoked oom-killer|oom-kill:|oom_reaper|"
     r"javascript heap out of memory|java\.lang\.outofmemoryerror|memoryerror: unable to allocate [\d.]+ [kmgtp]?i?b "
     r"for an array|cannot allocate memory|out of memory\. type \"?help memory\"? for your options|"
     r"ran out of memory in memory space (?:hbm|vmem)|xla:tpu compile permanent error|_hbm\d\)|by allocator cpu\b|"
