@@ -39,11 +39,14 @@ _RELEVANT = re.compile(  # matched against lowercased lines (IGNORECASE alternat
 # Start-up lines printed on healthy runs, which share words with real faults: TensorFlow's optional TensorRT
 # libraries ("Could not load dynamic library 'libnvinfer.so.7'", "TF-TRT Warning: Cannot dlopen some TensorRT
 # libraries", beside the fault "Cannot dlopen some GPU libraries"), its CPU-instruction banner, its duplicate
-# cuDNN/cuFFT/cuBLAS factory registration, oneDNN's note, xFormers' "A matching Triton is not available", and
+# cuDNN/cuFFT/cuBLAS factory registration, oneDNN's note, xFormers' "A matching Triton is not available",
 # ComfyUI's note that it recovered from a VAE out-of-memory by tiling ("Ran out of memory when regular VAE decoding,
 # retrying with tiled VAE decoding": the image is made; Acly/krita-ai-diffusion#86 scored 0.92 for out-of-memory),
-# and KaTrain's fixed message for any KataGo crash, which only guesses at memory ("Engine died unexpectedly without
-# sending output, possibly due to out of memory": katrain#349, an illegal-instruction exit, scored 0.92).
+# KaTrain's fixed message for any KataGo crash, which only guesses at memory ("Engine died unexpectedly without
+# sending output, possibly due to out of memory": katrain#349, an illegal-instruction exit, scored 0.92), and XLA's
+# unified-memory preallocation asking for more than there is and carrying on with less ("failed to alloc N bytes
+# unified memory; result: CUDA_ERROR_OUT_OF_MEMORY" under TF_FORCE_UNIFIED_MEMORY=1 with a memory fraction above 1,
+# as LocalColabFold's README sets: localcolabfold#62, a run that finished, scored 0.99).
 # They are not evidence of anything: the classifier does not read them (googlecolab/colabtools#3408: the TF-TRT
 # lines alone scored 0.95 for no-gpu-visible). Signatures still see every line.
 _HARMLESS = (
@@ -51,7 +54,8 @@ _HARMLESS = (
     r"this tensorflow binary is optimized|"
     r"rebuild tensorflow with the appropriate compiler flags|unable to register cu(?:dnn|fft|blas) factory|"
     r"onednn custom operations are on|a matching triton is not available|retrying with tiled vae (?:de|en)coding|"
-    r"engine died unexpectedly without sending output, possibly due to out of memory")
+    r"engine died unexpectedly without sending output, possibly due to out of memory|"
+    r"failed to alloc \d+ bytes unified memory; result: cuda_error_out_of_memory")
 # Messages about another memory than the GPU's. They share "out of memory" with the GPU fault and scored up to 0.998
 # for it, so the classifier does not read them; a GPU's own out-of-memory messages are matched by signatures, which
 # still see every line. One group per line below:
