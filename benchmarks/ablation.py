@@ -6,9 +6,11 @@ Prints top-1, top-3 and false positives on `none` cases for each mode.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
+from cudalogs.errors import InputError
 from cudalogs.evaluate import read_cases, score
 from cudalogs.pipeline import explain
 from cudalogs.train import read_jsonl, split_of
@@ -33,15 +35,24 @@ def held_out() -> list[dict]:
             and r.get("source", "").strip().rstrip("/") not in quoted]
 
 
-def main() -> None:
-    corpora = [("held-out split (data/)", held_out())] + [(p, read_cases(Path(p))) for p in sys.argv[1:]]
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("extra", nargs="*", help="more labelled JSONL files, e.g. ../shared/eval/dev.jsonl")
+    args = parser.parse_args()
+    try:
+        extra = [(p, read_cases(Path(p))) for p in args.extra]  # read first: a bad path fails fast
+    except InputError as exc:  # a missing or unreadable file: say which, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    corpora = [("held-out split (data/)", held_out())] + extra
     print(f"| corpus | mode | top-1 | top-3 | false positives |\n|---|---|---|---|---|")
     for name, cases in corpora:
         for mode in MODES:
             s = score(cases, lambda log, m=mode: explain(log, mode=m).to_dict()).summary()
             print(f"| {name} ({s['positives']}+{s['negatives']}) | {mode} | {s['top1']:.3f} | {s['top3']:.3f} | "
                   f"{s['false_positives']}/{s['negatives']} |")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

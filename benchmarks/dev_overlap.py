@@ -12,6 +12,7 @@ longer log that no third thread repeats (a reporter's own words, posted twice).
 """
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from collections import Counter, defaultdict
@@ -53,8 +54,16 @@ def our_texts() -> list[tuple[str, str]]:
     return out
 
 
-def main(dev_path: str) -> int:
-    dev = read_jsonl([Path(dev_path)])
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dev", nargs="?", default=str(ROOT.parent / "shared/eval/dev.jsonl"),
+                        help="the measurement set (default: ../shared/eval/dev.jsonl)")
+    args = parser.parse_args()
+    try:
+        dev = read_jsonl([Path(args.dev)])
+    except (OSError, ValueError) as exc:  # a missing, unreadable or malformed file: say which, not a traceback
+        print(f"error: {args.dev}: cannot read ({exc})", file=sys.stderr)
+        return 2
     index: dict[str, set[int]] = defaultdict(set)
     dev_sh = []
     for i, case in enumerate(dev):
@@ -84,4 +93,4 @@ def main(dev_path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else str(ROOT.parent / "shared/eval/dev.jsonl")))
+    sys.exit(main())
