@@ -497,6 +497,9 @@ def test_the_log_says_whether_it_runs_in_a_container(kb, log, inside):
 
 @pytest.mark.parametrize(("log", "shell"), [
     ("fauxpilot-triton-1         | W0907 pinned_memory_manager.cc:236] no CUDA-capable device is detected", True),
+    ("> qna-transformers_1  | RuntimeError: Found no NVIDIA driver on your system.", True),  # quoted in a reply
+    ("    geti-action-1  |   return torch._C._xpu_getDeviceCount()", True),  # indented as a Markdown code block
+    ("| GPU-1 | NVIDIA A100 | 40 GB |", False),  # a Markdown table is no compose prefix
     ("root@3f2a1b4c5d6e:/workspace# python train.py", True),
     ("$ docker run -it --rm ghcr.io/leejet/stable-diffusion.cpp:master-cuda", False),  # named, not seen from inside
 ])
