@@ -80,3 +80,12 @@ def test_with_no_gpu_in_the_log_the_hint_also_works_on_drivers_before_510(kb):
     report = explain("RuntimeError: CUDA error: no kernel image is available for execution on the device", kb=kb)
     assert "nvidia-smi -L" in render.text(report).splitlines()[0]
     assert "`nvidia-smi -L` before driver 510" in render.markdown(report)
+
+
+def test_an_amd_log_without_its_gpu_asks_rocminfo_not_nvidia_smi(kb):
+    """On a ROCm machine nvidia-smi does not exist; rocminfo names the gfx target the fixes are scoped by."""
+    report = explain("[    2.705392] amdgpu 0000:02:00.0: kfd not supported on this ASIC", kb=kb)
+    assert report.gpu.gpu is None and report.gpu.rocm
+    first = render.text(report).splitlines()[0]
+    assert "rocminfo | grep gfx" in first and "nvidia-smi" not in first
+    assert "run `rocminfo | grep gfx`" in render.markdown(report)

@@ -85,6 +85,8 @@ def text(report: Report, color: bool = False, width: int = 100) -> str:
 def _gpu_line(ctx: GpuContext, c: "_Colors") -> str:
     gpu = ctx.gpu
     if gpu is None:
+        if ctx.rocm:  # an AMD log: nvidia-smi is no help there, rocminfo names the gfx target
+            return c.dim(f"GPU: not named in the log. Give it with --gpu NAME (find it with: {FIND_OUT_AMD})")
         return c.dim("GPU: not named in the log. Give it with --gpu NAME or --cc X.Y "
                      f"(find it with: {FIND_OUT}; before driver 510: {FIND_OUT_OLD_DRIVER})")
     arch = f"compute capability {gpu.cc}" if gpu.cc else (gpu.gfx or "")
@@ -152,7 +154,8 @@ def markdown(report: Report) -> str:
     out = ["### cudalogs diagnosis", ""]
     out.append((gpu.name if not gpu.named else
                 f"{gpu.name} (compute capability {gpu.cc or gpu.gfx or '?'})").join(("**GPU:** ", "")) if gpu else
-               f"**GPU:** not named in the log (run `{FIND_OUT}`, or `{FIND_OUT_OLD_DRIVER}` before driver 510)")
+               (f"**GPU:** not named in the log (run `{FIND_OUT_AMD}`)" if report.gpu.rocm else
+                f"**GPU:** not named in the log (run `{FIND_OUT}`, or `{FIND_OUT_OLD_DRIVER}` before driver 510)"))
     out.append("")
     if not report.diagnoses:
         out.append(report.message or "No known GPU error found in this log.")
