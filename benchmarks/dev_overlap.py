@@ -18,7 +18,8 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from cudalogs.errors import KBError
+from cudalogs.errors import InputError, KBError
+from cudalogs.evaluate import read_cases
 from cudalogs.kb.load import entry_files, read_toml
 from cudalogs.train import read_jsonl
 
@@ -60,9 +61,9 @@ def main() -> int:
                         help="the measurement set (default: ../shared/eval/dev.jsonl)")
     args = parser.parse_args()
     try:
-        dev = read_jsonl([Path(args.dev)])
-    except (OSError, ValueError) as exc:  # a missing, unreadable or malformed file: say which, not a traceback
-        print(f"error: {args.dev}: cannot read ({exc})", file=sys.stderr)
+        dev = read_cases(Path(args.dev))  # the measurement set's own reader, as ablation.py and `cudalogs eval` use it
+    except InputError as exc:  # a missing, unreadable or malformed file: say which, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     index: dict[str, set[int]] = defaultdict(set)
     dev_sh = []
